@@ -1,0 +1,2 @@
+//! Shared code of the Millstone tools.
+#![deny(missing_docs)]
