@@ -287,7 +287,9 @@ pub fn score_to_elo(score: f64) -> f64 {
     } else if score >= 1.0 {
         f64::INFINITY
     } else {
-        -400.0 * (1.0 / score - 1.0).log10()
+        // Written as a ratio rather than -400 * log10(1/score - 1) so that a
+        // score of exactly 0.5 gives +0.0, not -0.0 ("-0.0" when printed).
+        400.0 * (score / (1.0 - score)).log10()
     }
 }
 
@@ -350,12 +352,7 @@ impl fmt::Display for EloEstimate {
         } else {
             "inf".to_string()
         };
-        write!(
-            f,
-            "{} +/- {}",
-            format_elo_with(self.elo, precision),
-            margin
-        )
+        write!(f, "{} +/- {}", format_elo_with(self.elo, precision), margin)
     }
 }
 
@@ -546,7 +543,12 @@ impl Sprt {
     /// Validated constructor: `alpha` and `beta` in `(0, 1)` with
     /// `alpha + beta < 1`, `elo0 < elo1`, everything finite.
     pub fn new(elo0: f64, elo1: f64, alpha: f64, beta: f64) -> Result<Sprt, SprtError> {
-        for (key, value) in [("elo0", elo0), ("elo1", elo1), ("alpha", alpha), ("beta", beta)] {
+        for (key, value) in [
+            ("elo0", elo0),
+            ("elo1", elo1),
+            ("alpha", alpha),
+            ("beta", beta),
+        ] {
             if !value.is_finite() {
                 return Err(SprtError::InvalidNumber {
                     key,
@@ -609,7 +611,7 @@ impl Sprt {
                 })?;
             values[index] = Some(number);
         }
-        let mut get = |index: usize| values[index].ok_or(SprtError::MissingKey(KEYS[index]));
+        let get = |index: usize| values[index].ok_or(SprtError::MissingKey(KEYS[index]));
         Sprt::new(get(0)?, get(1)?, get(2)?, get(3)?)
     }
 
@@ -628,12 +630,17 @@ impl Sprt {
     /// Log-likelihood ratio of H1 against H0 for independent games.
     ///
     /// Uses the generalized SPRT in its simplified normal approximation
-    /// (fishtest's "simplified" LLR, also used by older fastchess):
+    /// (fishtest's "simplified" LLR; current fastchess solves the exact
+    /// maximum-likelihood problem instead, which differs slightly):
     /// `0.5 * n * (s1 - s0) * (2 * mean - s0 - s1) / var`, where `s0`, `s1`
     /// are the expected scores of `elo0`, `elo1` under the logistic model and
     /// `mean`, `var` are the sample mean and population variance of the
     /// per-game scores. Zero counts are replaced by 0.001 first, as fishtest
     /// and fastchess do, so the variance is never zero. No games give 0.
+    ///
+    /// The approximation is poor for tiny samples (two straight wins already
+    /// give an LLR above 11 for `[0, 5]`), so a runner may want to require
+    /// a minimum number of games before acting on [`Sprt::decision`].
     pub fn llr_wdl(&self, wdl: &Wdl) -> f64 {
         if wdl.games() == 0 {
             return 0.0;
@@ -766,18 +773,18 @@ mod tests {
     #[test]
     fn erf_matches_reference_values() {
         let cases = [
-            (0.5, 0.520_499_877_813_046_537_7),
-            (1.0, 0.842_700_792_949_714_869_3),
-            (2.0, 0.995_322_265_018_952_734_2),
-            (-1.0, -0.842_700_792_949_714_869_3),
-            (0.1, 0.112_462_916_018_284_892_2),
+            (0.5, 0.5204998778130465),
+            (1.0, 0.8427007929497149),
+            (2.0, 0.9953222650189527),
+            (-1.0, -0.8427007929497149),
+            (0.1, 0.1124629160182849),
             // Either side of the switch from series to continued fraction.
-            (2.4999, 0.999_592_830_099_666_549_1),
-            (2.5, 0.999_593_047_982_555_041_1),
-            (3.0, 0.999_977_909_503_001_414_6),
-            (4.0, 0.999_999_984_582_742_099_7),
-            (1e-10, 1.128_379_167_095_512_574e-10),
-            (5.9, 0.999_999_999_999_999_928_1),
+            (2.4999, 0.9995928300996666),
+            (2.5, 0.999593047982555),
+            (3.0, 0.9999779095030014),
+            (4.0, 0.9999999845827421),
+            (1e-10, 1.1283791670955126e-10),
+            (5.9, 0.9999999999999999),
         ];
         for (x, expected) in cases {
             assert_rel(erf(x), expected, 1e-14);
@@ -805,7 +812,12 @@ mod tests {
     #[test]
     fn wdl_counts_and_score() {
         let mut wdl = Wdl::default();
-        for result in [GameResult::Win, GameResult::Win, GameResult::Draw, GameResult::Loss] {
+        for result in [
+            GameResult::Win,
+            GameResult::Win,
+            GameResult::Draw,
+            GameResult::Loss,
+        ] {
             wdl.add(result);
         }
         assert_eq!(wdl, Wdl::new(2, 1, 1));
@@ -899,7 +911,10 @@ mod tests {
 
         // No variance at all: the estimate is exact, 0 +/- 0.
         let all_draws = Wdl::new(0, 10, 0).elo().unwrap();
-        assert_eq!((all_draws.elo, all_draws.lower, all_draws.upper), (0.0, 0.0, 0.0));
+        assert_eq!(
+            (all_draws.elo, all_draws.lower, all_draws.upper),
+            (0.0, 0.0, 0.0)
+        );
         assert_eq!(all_draws.to_string(), "0.0 +/- 0.0");
 
         // 9/0/1: score 0.9, var 0.09, half width 1.96*0.0949 = 0.186 pushes
@@ -922,15 +937,27 @@ mod tests {
         }
         assert_eq!(format_elo(f64::INFINITY), "+inf");
         assert_eq!(format_elo(f64::NEG_INFINITY), "-inf");
-        assert_eq!(format_elo(-3.14159), "-3.1");
+        assert_eq!(format_elo(-2.71), "-2.7");
     }
 
     #[test]
     fn los_examples() {
         // 0.5 * (1 + erf(10 / sqrt(20))) = 0.5 * (1 + erf(2.2360680))
-        assert_close(Wdl::new(10, 5, 0).los().unwrap(), 0.999_217_298_870_998_7, 1e-14);
-        assert_close(Wdl::new(30, 7, 40).los().unwrap(), 0.115_998_861_814_367_06, 1e-14);
-        assert_close(Wdl::new(120, 50, 30).los().unwrap(), 0.999_999_999_999_899_8, 1e-14);
+        assert_close(
+            Wdl::new(10, 5, 0).los().unwrap(),
+            0.999_217_298_870_998_7,
+            1e-14,
+        );
+        assert_close(
+            Wdl::new(30, 7, 40).los().unwrap(),
+            0.115_998_861_814_367_06,
+            1e-14,
+        );
+        assert_close(
+            Wdl::new(120, 50, 30).los().unwrap(),
+            0.999_999_999_999_899_8,
+            1e-14,
+        );
         assert_eq!(Wdl::new(25, 3, 25).los(), Some(0.5));
         assert_eq!(Wdl::new(0, 12, 0).los(), None);
         assert_eq!(Wdl::default().los(), None);
@@ -967,9 +994,21 @@ mod tests {
         // var 0.16 => 0.5 * 100 * 0.0071950817 * (1.4 - 1.0071950817) / 0.16
         //          = 0.8832073
         let sprt = sprt_0_5();
-        assert_close(sprt.llr_wdl(&Wdl::new(60, 20, 20)), 0.883_207_338_381_447_9, 1e-12);
-        assert_close(sprt.llr_wdl(&Wdl::new(20, 20, 60)), -0.915_563_088_881_401_7, 1e-12);
-        assert_close(sprt.llr_wdl(&Wdl::new(120, 50, 30)), 2.327_684_068_144_806, 1e-12);
+        assert_close(
+            sprt.llr_wdl(&Wdl::new(60, 20, 20)),
+            0.883_207_338_381_447_9,
+            1e-12,
+        );
+        assert_close(
+            sprt.llr_wdl(&Wdl::new(20, 20, 60)),
+            -0.915_563_088_881_401_7,
+            1e-12,
+        );
+        assert_close(
+            sprt.llr_wdl(&Wdl::new(120, 50, 30)),
+            2.327_684_068_144_806,
+            1e-12,
+        );
         let sprt = Sprt::new(0.0, 3.0, 0.05, 0.05).unwrap();
         let llr = sprt.llr_wdl(&Wdl::new(4307, 8620, 4063));
         assert_close(llr, 2.992_212_838_504_893, 1e-10);
@@ -998,12 +1037,18 @@ mod tests {
         let one_win = sprt.llr_wdl(&Wdl::new(1, 0, 0));
         assert_close(one_win, 2.865_261_542_791_016_6, 1e-10);
         assert_eq!(sprt.decision(one_win), SprtDecision::Continue);
+        // ...but a second win already crosses the bound (documented caveat).
+        let two_wins = sprt.llr_wdl(&Wdl::new(2, 0, 0));
+        assert_close(two_wins, 11.445_174_945_314_648, 1e-9);
+        assert_eq!(sprt.decision(two_wins), SprtDecision::AcceptH1);
         // 100 draws: mean 0.5 = s0 exactly, tiny regularized variance.
         let draws = sprt.llr_wdl(&Wdl::new(0, 100, 0));
         assert_close(draws, -517.712_715_886_656_7, 1e-8);
         assert_eq!(sprt.decision(draws), SprtDecision::AcceptH0);
         assert!(sprt.llr_wdl(&Wdl::new(50, 0, 0)).is_finite());
-        assert!(sprt.llr_pentanomial(&Pentanomial::new([0, 0, 0, 0, 9])).is_finite());
+        assert!(sprt
+            .llr_pentanomial(&Pentanomial::new([0, 0, 0, 0, 9]))
+            .is_finite());
     }
 
     #[test]
@@ -1019,23 +1064,38 @@ mod tests {
     #[test]
     fn sprt_parsing() {
         let expected = sprt_0_5();
-        assert_eq!("elo0=0 elo1=5 alpha=0.05 beta=0.05".parse::<Sprt>(), Ok(expected));
-        assert_eq!(" beta=0.05, ALPHA=0.05,elo1=5  elo0=0 ".parse::<Sprt>(), Ok(expected));
+        assert_eq!(
+            "elo0=0 elo1=5 alpha=0.05 beta=0.05".parse::<Sprt>(),
+            Ok(expected)
+        );
+        assert_eq!(
+            " beta=0.05, ALPHA=0.05,elo1=5  elo0=0 ".parse::<Sprt>(),
+            Ok(expected)
+        );
         assert_eq!(
             Sprt::from_args(&["elo0=0", "elo1=5", "alpha=0.05", "beta=0.05"]),
             Ok(expected)
         );
-        let owned: Vec<String> = vec!["elo0=0 elo1=5".into(), "alpha=0.05".into(), "beta=0.05".into()];
+        let owned: Vec<String> = vec![
+            "elo0=0 elo1=5".into(),
+            "alpha=0.05".into(),
+            "beta=0.05".into(),
+        ];
         assert_eq!(Sprt::from_args(&owned), Ok(expected));
         assert_eq!(expected.to_string().parse::<Sprt>(), Ok(expected));
-        let negative = "elo0=-1.5 elo1=0.5 alpha=0.1 beta=0.2".parse::<Sprt>().unwrap();
+        let negative = "elo0=-1.5 elo1=0.5 alpha=0.1 beta=0.2"
+            .parse::<Sprt>()
+            .unwrap();
         assert_eq!((negative.elo0, negative.elo1), (-1.5, 0.5));
     }
 
     #[test]
     fn sprt_parse_errors() {
         let parse = |s: &str| s.parse::<Sprt>().unwrap_err();
-        assert_eq!(parse("elo0=0 elo1=5 alpha=0.05"), SprtError::MissingKey("beta"));
+        assert_eq!(
+            parse("elo0=0 elo1=5 alpha=0.05"),
+            SprtError::MissingKey("beta")
+        );
         assert_eq!(parse(""), SprtError::MissingKey("elo0"));
         assert_eq!(
             parse("elo0=0 elo1=5 alpha=0.05 beta=0.05 gamma=1"),
@@ -1051,35 +1111,59 @@ mod tests {
         );
         assert_eq!(
             parse("elo0=zero elo1=5 alpha=0.05 beta=0.05"),
-            SprtError::InvalidNumber { key: "elo0", value: "zero".into() }
+            SprtError::InvalidNumber {
+                key: "elo0",
+                value: "zero".into()
+            }
         );
         assert_eq!(
             parse("elo0=0 elo1=inf alpha=0.05 beta=0.05"),
-            SprtError::InvalidNumber { key: "elo1", value: "inf".into() }
+            SprtError::InvalidNumber {
+                key: "elo1",
+                value: "inf".into()
+            }
         );
         assert_eq!(
             parse("elo0=0 elo1=5 alpha= beta=0.05"),
-            SprtError::InvalidNumber { key: "alpha", value: "".into() }
+            SprtError::InvalidNumber {
+                key: "alpha",
+                value: "".into()
+            }
         );
         assert_eq!(
             parse("elo0=0 elo1=5 alpha=0 beta=0.05"),
-            SprtError::ProbabilityOutOfRange { key: "alpha", value: 0.0 }
+            SprtError::ProbabilityOutOfRange {
+                key: "alpha",
+                value: 0.0
+            }
         );
         assert_eq!(
             parse("elo0=0 elo1=5 alpha=0.05 beta=1"),
-            SprtError::ProbabilityOutOfRange { key: "beta", value: 1.0 }
+            SprtError::ProbabilityOutOfRange {
+                key: "beta",
+                value: 1.0
+            }
         );
         assert_eq!(
             parse("elo0=0 elo1=5 alpha=0.6 beta=0.5"),
-            SprtError::ProbabilitySumTooLarge { alpha: 0.6, beta: 0.5 }
+            SprtError::ProbabilitySumTooLarge {
+                alpha: 0.6,
+                beta: 0.5
+            }
         );
         assert_eq!(
             parse("elo0=5 elo1=5 alpha=0.05 beta=0.05"),
-            SprtError::EloOrder { elo0: 5.0, elo1: 5.0 }
+            SprtError::EloOrder {
+                elo0: 5.0,
+                elo1: 5.0
+            }
         );
         assert_eq!(
             Sprt::new(3.0, -2.0, 0.05, 0.05),
-            Err(SprtError::EloOrder { elo0: 3.0, elo1: -2.0 })
+            Err(SprtError::EloOrder {
+                elo0: 3.0,
+                elo1: -2.0
+            })
         );
         assert_eq!(
             Sprt::new(0.0, 5.0, f64::NAN, 0.05).unwrap_err().to_string(),
@@ -1103,10 +1187,10 @@ mod tests {
              pairs [1, 10, 40, 30, 19], LLR 1.77 (-2.94, 2.94)"
         );
         // Trinomial only: 60/20/20 gives 147.2 +/- 66.0 and LLR 0.88;
-        // LOS = 0.5 * (1 + erf(40 / sqrt(160))) = 0.9992.
+        // LOS = 0.5 * (1 + erf(40 / sqrt(160))) = 0.9999961.
         assert_eq!(
             summary_line(&Wdl::new(60, 20, 20), None, Some(&sprt)),
-            "Elo: 147.2 +/- 66.0, LOS: 99.9%, W/D/L 60/20/20, score 0.700, \
+            "Elo: 147.2 +/- 66.0, LOS: 100.0%, W/D/L 60/20/20, score 0.700, \
              LLR 0.88 (-2.94, 2.94)"
         );
         assert_eq!(
@@ -1114,9 +1198,10 @@ mod tests {
             "Elo: n/a, LOS: n/a, W/D/L 0/0/0, score n/a, pairs [0, 0, 0, 0, 0], \
              LLR 0.00 (-2.94, 2.94)"
         );
+        // LOS = 0.5 * (1 + erf(3 / sqrt(6))) = 0.9583677.
         assert_eq!(
             summary_line(&Wdl::new(3, 0, 0), None, None),
-            "Elo: +inf +/- inf, LOS: 99.9%, W/D/L 3/0/0, score 1.000"
+            "Elo: +inf +/- inf, LOS: 95.8%, W/D/L 3/0/0, score 1.000"
         );
     }
 }
