@@ -7,6 +7,9 @@
 //! - [`position`]: a game state, position strings, playing moves, the end of the game.
 //! - [`movegen`]: legal moves; [`perft`]: counting them.
 //! - [`zobrist`]: hash keys; [`game`]: a game record with repetition and the 100-ply rule.
+//! - [`eval`]: static evaluation; [`tt`]: the shared transposition table; [`search`]: the
+//!   alpha-beta search; [`timeman`]: time budgets; [`engine`]: the façade with threads and
+//!   background searches; [`bench`]: the fixed benchmark and its node signature.
 //!
 //! ```
 //! use millstone::{Position, Rules, perft::perft};
@@ -15,17 +18,24 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod bench;
 pub mod bitboard;
+pub mod engine;
+pub mod eval;
 pub mod game;
 pub mod movegen;
 pub mod moves;
 pub mod perft;
 pub mod position;
+pub mod search;
+pub mod timeman;
 pub mod topology;
+pub mod tt;
 pub mod types;
 pub mod zobrist;
 
 pub use bitboard::Bitboard;
+pub use engine::Engine;
 pub use game::{Game, GameError};
 pub use moves::{Move, MoveList, ParseMoveError};
 pub use position::{EndReason, IllegalMove, Outcome, ParsePositionError, Position};

@@ -1,12 +1,16 @@
-//! The `millstone` command line.
+//! The `millstone` command line: the protocol loop by default, or perft and bench.
 
 use clap::{Parser, Subcommand};
-use millstone::{perft, Position, Rules, Variant};
+use millstone::{bench, perft, Position, Rules, Variant};
 use std::process::ExitCode;
 use std::time::Instant;
 
 #[derive(Parser)]
-#[command(name = "millstone", version, about = "A strong engine for the mill game")]
+#[command(
+    name = "millstone",
+    version,
+    about = "A strong engine for the mill game"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
@@ -27,6 +31,15 @@ enum Command {
         /// Start from this position string instead of the start position.
         #[arg(long)]
         fen: Option<String>,
+    },
+    /// Search the fixed bench positions; the last line is `<nodes> nodes <nps> nps`.
+    Bench {
+        /// Search depth.
+        #[arg(default_value_t = bench::DEFAULT_DEPTH)]
+        depth: i32,
+        /// Table size in MiB.
+        #[arg(long, default_value_t = 16)]
+        hash: usize,
     },
 }
 
@@ -64,6 +77,14 @@ fn main() -> ExitCode {
             }
             println!("nodes {total}");
             log::info!("perft {depth}: {:.3}s", t.elapsed().as_secs_f64());
+            ExitCode::SUCCESS
+        }
+        Some(Command::Bench { depth, hash }) => {
+            let r = bench::run(depth.clamp(1, 64), hash);
+            for (fen, best, nodes) in &r.lines {
+                println!("{fen}: bestmove {best} nodes {nodes}");
+            }
+            println!("{} nodes {} nps", r.nodes, r.nps());
             ExitCode::SUCCESS
         }
         None => {

@@ -1,0 +1,745 @@
+//! The search: iterative deepening over a principal-variation alpha-beta with aspiration
+//! windows, a quiescence search on mill closures, a shared transposition table, and Lazy SMP
+//! across threads.
+//!
+//! The search never prints: the main thread hands each finished iteration to a reporter
+//! callback as an [`Info`], and the caller formats it.
+
+pub mod ordering;
+
+use crate::eval::evaluate;
+use crate::game::Game;
+use crate::movegen;
+use crate::moves::{Move, MoveList};
+use crate::position::{Position, HUNDRED_PLIES};
+use crate::timeman::{self, Clock, TimeBudget};
+use crate::tt::{Bound, TranspositionTable};
+use crate::types::Variant;
+use ordering::{history_index, pick, score_move, OrderContext, HISTORY_SIZE};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+/// The score of a won position at the root; a win in `n` plies scores `MATE - n`.
+pub const MATE: i32 = 32000;
+/// Scores beyond this (in absolute value) are forced wins or losses.
+pub const MATE_BOUND: i32 = MATE - 1000;
+/// Above every score.
+pub const INFINITE: i32 = MATE + 1;
+/// The deepest ply the search reaches.
+pub const MAX_PLY: usize = 128;
+/// The deepest iteration.
+pub const MAX_DEPTH: i32 = 100;
+
+/// A score as the protocol shows it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Score {
+    /// Centipieces from the side to move's view.
+    Cp(i32),
+    /// A forced win (positive) or loss (negative) in this many full moves.
+    Mate(i32),
+}
+
+impl Score {
+    /// Converts an internal score.
+    pub fn from_internal(s: i32) -> Score {
+        if s >= MATE_BOUND {
+            Score::Mate((MATE - s + 1) / 2)
+        } else if s <= -MATE_BOUND {
+            Score::Mate(-(MATE + s + 1) / 2)
+        } else {
+            Score::Cp(s)
+        }
+    }
+}
+
+/// Win/draw/loss expectation in permille for a score, from the side to move's view. A
+/// logistic model: one piece up wins about two games in three.
+pub fn wdl(score: i32) -> (u32, u32, u32) {
+    if score >= MATE_BOUND {
+        return (1000, 0, 0);
+    }
+    if score <= -MATE_BOUND {
+        return (0, 0, 1000);
+    }
+    let s = score as f64;
+    let win = 1000.0 / (1.0 + (-(s - 120.0) / 60.0).exp());
+    let loss = 1000.0 / (1.0 + ((s + 120.0) / 60.0).exp());
+    let w = win.round() as u32;
+    let l = loss.round() as u32;
+    (w, 1000 - w - l, l)
+}
+
+/// What limits one search.
+#[derive(Clone, Debug, Default)]
+pub struct Limits {
+    /// Deepest iteration.
+    pub depth: Option<i32>,
+    /// Stop after about this many nodes (checked every 1024 nodes).
+    pub nodes: Option<u64>,
+    /// The clock.
+    pub clock: Clock,
+    /// Search until stopped.
+    pub infinite: bool,
+    /// Only these root moves (all when empty).
+    pub searchmoves: Vec<Move>,
+    /// Number of principal variations to report.
+    pub multipv: usize,
+    /// Time kept back for communication per move.
+    pub move_overhead: Duration,
+}
+
+/// A finished iteration's line, for the reporter.
+#[derive(Clone, Debug)]
+pub struct Info {
+    /// Iteration depth.
+    pub depth: i32,
+    /// Deepest ply reached.
+    pub seldepth: i32,
+    /// 1-based line number.
+    pub multipv: usize,
+    /// Internal score from the side to move's view.
+    pub score: i32,
+    /// Whether the score is exact or a bound.
+    pub bound: Bound,
+    /// Nodes searched by all threads.
+    pub nodes: u64,
+    /// Nodes per second.
+    pub nps: u64,
+    /// Table fill in permille.
+    pub hashfull: u32,
+    /// Time since the start.
+    pub time: Duration,
+    /// The principal variation.
+    pub pv: Vec<Move>,
+    /// Endgame table hits.
+    pub tbhits: u64,
+}
+
+/// The outcome of a search.
+#[derive(Clone, Debug)]
+pub struct SearchResult {
+    /// The move to play; `None` when the game is over.
+    pub best: Option<Move>,
+    /// The expected reply.
+    pub ponder: Option<Move>,
+    /// Internal score of the best move.
+    pub score: i32,
+    /// Last completed depth.
+    pub depth: i32,
+    /// Nodes searched by all threads.
+    pub nodes: u64,
+    /// The principal variation.
+    pub pv: Vec<Move>,
+}
+
+/// What all threads of one search share.
+pub struct Shared<'a> {
+    /// The table.
+    pub tt: &'a TranspositionTable,
+    /// Set to end the search.
+    pub stop: &'a AtomicBool,
+    /// Nodes of all threads, updated every 1024 nodes.
+    pub nodes: AtomicU64,
+    /// When the search began.
+    pub start: Instant,
+    /// The time budget, if the clock sets one.
+    pub budget: Option<TimeBudget>,
+    /// The node limit.
+    pub node_limit: Option<u64>,
+}
+
+/// Converts a score to the table's form: win/loss distances from this node instead of the root.
+#[inline]
+fn score_to_tt(s: i32, ply: usize) -> i32 {
+    if s >= MATE_BOUND {
+        s + ply as i32
+    } else if s <= -MATE_BOUND {
+        s - ply as i32
+    } else {
+        s
+    }
+}
+
+#[inline]
+fn score_from_tt(s: i32, ply: usize) -> i32 {
+    if s >= MATE_BOUND {
+        s - ply as i32
+    } else if s <= -MATE_BOUND {
+        s + ply as i32
+    } else {
+        s
+    }
+}
+
+#[derive(Clone, Debug)]
+struct RootMove {
+    mv: Move,
+    score: i32,
+    prev_score: i32,
+    pv: Vec<Move>,
+    seldepth: i32,
+    bound: Bound,
+}
+
+/// Late-move reduction by depth and move number.
+fn lmr_table() -> Box<[[i32; 64]; 64]> {
+    let mut t = Box::new([[0; 64]; 64]);
+    for (d, row) in t.iter_mut().enumerate().skip(1) {
+        for (m, r) in row.iter_mut().enumerate().skip(1) {
+            *r = (0.5 + (d as f64).ln() * (m as f64).ln() / 2.2) as i32;
+        }
+    }
+    t
+}
+
+/// One thread's search state.
+pub struct Searcher<'a> {
+    sh: &'a Shared<'a>,
+    id: usize,
+    pos: Position,
+    /// Zobrist keys of the game so far and of the search path; the last is the current node's.
+    keys: Vec<u64>,
+    nodes: u64,
+    unflushed: u64,
+    seldepth: usize,
+    stopped: bool,
+    killers: Vec<[Option<Move>; 2]>,
+    history: Box<[[i32; HISTORY_SIZE]; 2]>,
+    pv: Vec<[Option<Move>; MAX_PLY + 1]>,
+    pv_len: [usize; MAX_PLY + 1],
+    lmr: Box<[[i32; 64]; 64]>,
+    root_moves: Vec<RootMove>,
+}
+
+impl<'a> Searcher<'a> {
+    /// A searcher for thread `id` from the current position of `game`.
+    pub fn new(sh: &'a Shared<'a>, id: usize, game: &Game, searchmoves: &[Move]) -> Self {
+        let pos = *game.position();
+        let root_moves = game
+            .legal_moves()
+            .iter()
+            .filter(|m| searchmoves.is_empty() || searchmoves.contains(m))
+            .map(|&mv| RootMove {
+                mv,
+                score: -INFINITE,
+                prev_score: -INFINITE,
+                pv: vec![mv],
+                seldepth: 0,
+                bound: Bound::Upper,
+            })
+            .collect();
+        Searcher {
+            sh,
+            id,
+            pos,
+            keys: game.hashes().to_vec(),
+            nodes: 0,
+            unflushed: 0,
+            seldepth: 0,
+            stopped: false,
+            killers: vec![[None; 2]; MAX_PLY + 1],
+            history: Box::new([[0; HISTORY_SIZE]; 2]),
+            pv: vec![[None; MAX_PLY + 1]; MAX_PLY + 1],
+            pv_len: [0; MAX_PLY + 1],
+            lmr: lmr_table(),
+            root_moves,
+        }
+    }
+
+    /// Nodes this thread searched.
+    pub fn nodes(&self) -> u64 {
+        self.nodes
+    }
+
+    fn is_main(&self) -> bool {
+        self.id == 0
+    }
+
+    /// Counts a node and, every 1024, publishes the count and checks the limits.
+    #[inline]
+    fn tick(&mut self) {
+        self.nodes += 1;
+        self.unflushed += 1;
+        if self.unflushed >= 1024 {
+            let total = self.sh.nodes.fetch_add(self.unflushed, Ordering::Relaxed) + self.unflushed;
+            self.unflushed = 0;
+            if self.is_main() {
+                let over_nodes = self.sh.node_limit.is_some_and(|n| total >= n);
+                let over_time = self
+                    .sh
+                    .budget
+                    .is_some_and(|b| self.sh.start.elapsed() >= b.hard);
+                if over_nodes || over_time {
+                    self.sh.stop.store(true, Ordering::Relaxed);
+                }
+            }
+            if self.sh.stop.load(Ordering::Relaxed) {
+                self.stopped = true;
+            }
+        }
+    }
+
+    fn flush_nodes(&mut self) {
+        self.sh.nodes.fetch_add(self.unflushed, Ordering::Relaxed);
+        self.unflushed = 0;
+    }
+
+    /// Whether the current node repeats a position since the last irreversible move: scored as
+    /// a draw, because the side that could repeat once can repeat again.
+    #[inline]
+    fn is_repetition(&self) -> bool {
+        let n = self.keys.len() - 1;
+        let cur = self.keys[n];
+        let back = (self.pos.rule50() as usize).min(n);
+        let mut i = 2;
+        while i <= back {
+            if self.keys[n - i] == cur {
+                return true;
+            }
+            i += 2;
+        }
+        false
+    }
+
+    #[inline]
+    fn make(&mut self, m: Move) -> crate::position::Undo {
+        let u = self.pos.make(m);
+        self.keys.push(self.pos.hash());
+        u
+    }
+
+    #[inline]
+    fn unmake(&mut self, m: Move, u: crate::position::Undo) {
+        self.keys.pop();
+        self.pos.unmake(m, u);
+    }
+
+    /// Scores a position whose side to move cannot move or has too little material: a loss, or
+    /// the twelve full-board draw. `None` while the game goes on.
+    #[inline]
+    fn terminal(&self, ply: usize) -> Option<i32> {
+        let us = self.pos.side_to_move();
+        if self.pos.material(us) < 3 {
+            return Some(-MATE + ply as i32);
+        }
+        if !movegen::has_legal_move(&self.pos) {
+            if self.pos.variant() == Variant::Twelve && self.pos.empty().is_empty() {
+                return Some(0);
+            }
+            return Some(-MATE + ply as i32);
+        }
+        None
+    }
+
+    fn update_pv(&mut self, ply: usize, m: Move) {
+        self.pv[ply][ply] = Some(m);
+        let child_len = self.pv_len[ply + 1].max(ply + 1);
+        for i in ply + 1..child_len {
+            self.pv[ply][i] = self.pv[ply + 1][i];
+        }
+        self.pv_len[ply] = child_len;
+    }
+
+    fn qsearch(&mut self, mut alpha: i32, beta: i32, ply: usize) -> i32 {
+        self.tick();
+        self.pv_len[ply] = ply;
+        if self.stopped {
+            return 0;
+        }
+        self.seldepth = self.seldepth.max(ply);
+        if let Some(s) = self.terminal(ply) {
+            return s;
+        }
+        if self.pos.rule50() >= HUNDRED_PLIES {
+            return 0;
+        }
+        let stand_pat = evaluate(&self.pos);
+        if stand_pat >= beta || ply >= MAX_PLY {
+            return stand_pat;
+        }
+        alpha = alpha.max(stand_pat);
+        let mut list = MoveList::new();
+        movegen::generate(&self.pos, &mut list);
+        let mut n = 0;
+        for i in 0..list.len() {
+            if list[i].removal().is_some() {
+                list.as_mut_slice()[n] = list[i];
+                n += 1;
+            }
+        }
+        if n == 0 {
+            return stand_pat;
+        }
+        let ctx = OrderContext::new(&self.pos);
+        let side = self.pos.side_to_move().index();
+        let moves = &mut list.as_mut_slice()[..n];
+        let mut scores = [0i32; crate::moves::MAX_MOVES];
+        for (i, &m) in moves.iter().enumerate() {
+            scores[i] = score_move(&self.pos, &ctx, m, None, &[None, None], &self.history[side]);
+        }
+        let mut best = stand_pat;
+        for i in 0..n {
+            pick(moves, &mut scores[..n], i);
+            let m = moves[i];
+            let u = self.make(m);
+            let s = -self.qsearch(-beta, -alpha, ply + 1);
+            self.unmake(m, u);
+            if self.stopped {
+                return 0;
+            }
+            if s > best {
+                best = s;
+                if s > alpha {
+                    alpha = s;
+                    self.update_pv(ply, m);
+                    if s >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        best
+    }
+
+    fn negamax(&mut self, mut alpha: i32, mut beta: i32, depth: i32, ply: usize) -> i32 {
+        let pv_node = beta - alpha > 1;
+        if depth <= 0 {
+            return self.qsearch(alpha, beta, ply);
+        }
+        self.tick();
+        self.pv_len[ply] = ply;
+        if self.stopped {
+            return 0;
+        }
+        self.seldepth = self.seldepth.max(ply);
+        if let Some(s) = self.terminal(ply) {
+            return s;
+        }
+        if self.pos.rule50() >= HUNDRED_PLIES || self.is_repetition() {
+            return 0;
+        }
+        if ply >= MAX_PLY {
+            return evaluate(&self.pos);
+        }
+        // A win found nearer the root cannot be improved on here.
+        alpha = alpha.max(-MATE + ply as i32);
+        beta = beta.min(MATE - ply as i32 - 1);
+        if alpha >= beta {
+            return alpha;
+        }
+
+        let key = self.pos.hash();
+        let entry = self.sh.tt.probe(key);
+        let tt_move = entry.and_then(|e| e.mv);
+        if let Some(e) = entry {
+            if !pv_node && e.depth >= depth {
+                let s = score_from_tt(e.score, ply);
+                let usable = match e.bound {
+                    Bound::Exact => true,
+                    Bound::Lower => s >= beta,
+                    Bound::Upper => s <= alpha,
+                    Bound::None => false,
+                };
+                if usable {
+                    return s;
+                }
+            }
+        }
+        let static_eval = match entry {
+            Some(e) if e.bound != Bound::None => e.eval,
+            _ => evaluate(&self.pos),
+        };
+
+        let mut list = MoveList::new();
+        movegen::generate(&self.pos, &mut list);
+        let ctx = OrderContext::new(&self.pos);
+        let side = self.pos.side_to_move().index();
+        let killers = self.killers[ply];
+        let n = list.len();
+        let mut scores = [0i32; crate::moves::MAX_MOVES];
+        for (i, &m) in list.iter().enumerate() {
+            scores[i] = score_move(&self.pos, &ctx, m, tt_move, &killers, &self.history[side]);
+        }
+
+        let orig_alpha = alpha;
+        let mut best = -INFINITE;
+        let mut best_move = None;
+        let mut quiets_tried: [Option<Move>; 64] = [None; 64];
+        let mut quiet_count = 0;
+        for i in 0..n {
+            pick(list.as_mut_slice(), &mut scores[..n], i);
+            let m = list[i];
+            let is_mill = m.removal().is_some();
+            let u = self.make(m);
+            let new_depth = depth - 1;
+            let s = if i == 0 {
+                -self.negamax(-beta, -alpha, new_depth, ply + 1)
+            } else {
+                let r = if depth >= 3 && i >= 3 && !is_mill && scores[i] < (1 << 20) {
+                    let mut r = self.lmr[(depth as usize).min(63)][i.min(63)];
+                    if pv_node {
+                        r -= 1;
+                    }
+                    r.clamp(0, new_depth - 1)
+                } else {
+                    0
+                };
+                let mut s = -self.negamax(-alpha - 1, -alpha, new_depth - r, ply + 1);
+                if s > alpha && r > 0 {
+                    s = -self.negamax(-alpha - 1, -alpha, new_depth, ply + 1);
+                }
+                if s > alpha && s < beta {
+                    s = -self.negamax(-beta, -alpha, new_depth, ply + 1);
+                }
+                s
+            };
+            self.unmake(m, u);
+            if self.stopped {
+                return 0;
+            }
+            if s > best {
+                best = s;
+                if s > alpha {
+                    alpha = s;
+                    best_move = Some(m);
+                    if pv_node {
+                        self.update_pv(ply, m);
+                    }
+                    if s >= beta {
+                        if !is_mill {
+                            self.reward_quiet(side, ply, m, depth, &quiets_tried[..quiet_count]);
+                        }
+                        break;
+                    }
+                }
+            }
+            if !is_mill && quiet_count < quiets_tried.len() {
+                quiets_tried[quiet_count] = Some(m);
+                quiet_count += 1;
+            }
+        }
+
+        let bound = if best >= beta {
+            Bound::Lower
+        } else if alpha > orig_alpha {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        self.sh.tt.store(
+            key,
+            best_move.or(tt_move),
+            score_to_tt(best, ply),
+            static_eval,
+            depth,
+            bound,
+        );
+        best
+    }
+
+    /// A quiet move caused a cut-off: make it a killer and move history towards it and away
+    /// from the quiet moves tried before it.
+    fn reward_quiet(
+        &mut self,
+        side: usize,
+        ply: usize,
+        m: Move,
+        depth: i32,
+        tried: &[Option<Move>],
+    ) {
+        if self.killers[ply][0] != Some(m) {
+            self.killers[ply][1] = self.killers[ply][0];
+            self.killers[ply][0] = Some(m);
+        }
+        let bonus = (depth * depth).min(400);
+        let h = &mut self.history[side];
+        let apply = |v: &mut i32, b: i32| *v += b - *v * b.abs() / 16384;
+        apply(&mut h[history_index(m)], bonus * 32);
+        for q in tried.iter().flatten() {
+            apply(&mut h[history_index(*q)], -bonus * 32);
+        }
+    }
+
+    /// Searches the root moves from `pv_idx` on with a window; returns the best score.
+    fn search_root(&mut self, depth: i32, mut alpha: i32, beta: i32, pv_idx: usize) -> i32 {
+        let mut best = -INFINITE;
+        self.pv_len[0] = 0;
+        for i in pv_idx..self.root_moves.len() {
+            let m = self.root_moves[i].mv;
+            self.seldepth = 0;
+            let u = self.make(m);
+            let s = if i == pv_idx {
+                -self.negamax(-beta, -alpha, depth - 1, 1)
+            } else {
+                let mut s = -self.negamax(-alpha - 1, -alpha, depth - 1, 1);
+                if s > alpha && s < beta {
+                    s = -self.negamax(-beta, -alpha, depth - 1, 1);
+                }
+                s
+            };
+            self.unmake(m, u);
+            if self.stopped {
+                return best;
+            }
+            let rm = &mut self.root_moves[i];
+            if i == pv_idx || s > alpha {
+                rm.score = s;
+                rm.seldepth = self.seldepth as i32;
+                rm.bound = if s >= beta {
+                    Bound::Lower
+                } else if s <= alpha {
+                    Bound::Upper
+                } else {
+                    Bound::Exact
+                };
+                rm.pv.clear();
+                rm.pv.push(m);
+                let len = self.pv_len[1];
+                rm.pv.extend(self.pv[1][1..len].iter().flatten());
+            } else {
+                rm.score = -INFINITE;
+            }
+            if s > best {
+                best = s;
+                if s > alpha {
+                    alpha = s;
+                    // Keep the new best first among the lines not yet fixed.
+                    self.root_moves[pv_idx..=i].rotate_right(1);
+                    if s >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        best
+    }
+
+    /// Iterative deepening. The main thread (id 0) reports each line through `report` and
+    /// decides when to stop; helpers search the same tree through the shared table.
+    pub fn iterate(&mut self, limits: &Limits, report: &mut dyn FnMut(&Info)) -> SearchResult {
+        let max_depth = limits.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
+        let multipv = limits.multipv.clamp(1, self.root_moves.len().max(1));
+        let mut completed = 0;
+        if self.root_moves.is_empty() {
+            return SearchResult {
+                best: None,
+                ponder: None,
+                score: 0,
+                depth: 0,
+                nodes: 0,
+                pv: Vec::new(),
+            };
+        }
+        let mut depth = 1;
+        while depth <= max_depth {
+            // Helpers skip some depths so that threads spread over different iterations.
+            if !self.is_main() && depth > 1 && (depth + self.id as i32) % 3 == 0 {
+                depth += 1;
+                continue;
+            }
+            for rm in &mut self.root_moves {
+                rm.prev_score = rm.score;
+            }
+            for pv_idx in 0..multipv {
+                let prev = self.root_moves[pv_idx].prev_score;
+                let mut delta = 30;
+                let (mut alpha, mut beta) = if depth >= 4 && prev.abs() < MATE_BOUND {
+                    ((prev - delta).max(-INFINITE), (prev + delta).min(INFINITE))
+                } else {
+                    (-INFINITE, INFINITE)
+                };
+                loop {
+                    let s = self.search_root(depth, alpha, beta, pv_idx);
+                    // After a stop, unsearched moves still hold older, shallower scores: keep
+                    // the order search_root left, which has the best move found so far first.
+                    if self.stopped {
+                        break;
+                    }
+                    self.root_moves[pv_idx..].sort_by_key(|rm| std::cmp::Reverse(rm.score));
+                    if s <= alpha {
+                        beta = (alpha + beta) / 2;
+                        alpha = (s - delta).max(-INFINITE);
+                    } else if s >= beta {
+                        beta = (s + delta).min(INFINITE);
+                    } else {
+                        break;
+                    }
+                    delta += delta / 2;
+                    if delta > 1000 {
+                        alpha = -INFINITE;
+                        beta = INFINITE;
+                    }
+                }
+                if self.stopped {
+                    break;
+                }
+                self.root_moves[..=pv_idx].sort_by_key(|rm| std::cmp::Reverse(rm.score));
+                if self.is_main() {
+                    self.flush_nodes();
+                    for line in 0..=pv_idx {
+                        let info = self.info(depth, line);
+                        report(&info);
+                    }
+                }
+            }
+            if self.stopped {
+                break;
+            }
+            completed = depth;
+            if self.is_main() {
+                // A forced result within reach needs no deeper look.
+                let best = self.root_moves[0].score;
+                if !limits.infinite && best.abs() >= MATE_BOUND && MATE - best.abs() < depth {
+                    break;
+                }
+                if let Some(b) = self.sh.budget {
+                    if self.root_moves.len() == 1 {
+                        break;
+                    }
+                    if !limits.infinite && self.sh.start.elapsed() >= b.soft.mul_f64(0.55) {
+                        break;
+                    }
+                }
+            }
+            depth += 1;
+        }
+        self.flush_nodes();
+        let best = &self.root_moves[0];
+        SearchResult {
+            best: Some(best.mv),
+            ponder: best.pv.get(1).copied(),
+            score: best.score,
+            depth: completed,
+            nodes: self.sh.nodes.load(Ordering::Relaxed),
+            pv: best.pv.clone(),
+        }
+    }
+
+    fn info(&self, depth: i32, line: usize) -> Info {
+        let rm = &self.root_moves[line];
+        let time = self.sh.start.elapsed();
+        let nodes = self.sh.nodes.load(Ordering::Relaxed);
+        let nps = (nodes as f64 / time.as_secs_f64().max(1e-6)) as u64;
+        Info {
+            depth,
+            seldepth: rm.seldepth.max(depth),
+            multipv: line + 1,
+            score: rm.score,
+            bound: rm.bound,
+            nodes,
+            nps,
+            hashfull: self.sh.tt.hashfull(),
+            time,
+            pv: rm.pv.clone(),
+            tbhits: 0,
+        }
+    }
+}
+
+/// The time budget of a search, from its limits and the side to move.
+pub fn budget_for(limits: &Limits, pos: &Position) -> Option<TimeBudget> {
+    if limits.infinite {
+        return None;
+    }
+    timeman::budget(&limits.clock, pos.side_to_move(), limits.move_overhead)
+}
