@@ -103,8 +103,7 @@ pub fn run(depth: i32, hash_mb: usize) -> BenchResult {
         let rules = Rules::new(variant, flying);
         let pos = Position::from_fen(fen, rules).expect("bench positions are valid");
         let game = Game::new(pos);
-        let mut engine = Engine::new();
-        engine.set_hash_mb(hash_mb);
+        let mut engine = Engine::with_hash_mb(hash_mb);
         let limits = Limits {
             depth: Some(depth),
             multipv: 1,

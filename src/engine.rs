@@ -47,8 +47,13 @@ fn build_pool(threads: usize) -> Arc<rayon::ThreadPool> {
 impl Engine {
     /// An engine with the default table and one thread.
     pub fn new() -> Engine {
+        Engine::with_hash_mb(DEFAULT_HASH_MB)
+    }
+
+    /// An engine with a table of `mb` MiB and one thread.
+    pub fn with_hash_mb(mb: usize) -> Engine {
         Engine {
-            tt: Arc::new(TranspositionTable::new(DEFAULT_HASH_MB)),
+            tt: Arc::new(TranspositionTable::new(mb.clamp(1, MAX_HASH_MB))),
             threads: 1,
             pool: build_pool(1),
             stop: Arc::new(AtomicBool::new(false)),

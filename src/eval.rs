@@ -161,106 +161,122 @@ pub fn phase(pos: &Position, c: Color) -> Phase {
     }
 }
 
-/// Points with four neighbours: the crossings of the connecting lines with the middle square
-/// (and, in twelve, the corners of the middle square too).
+/// Points with four neighbours: where a piece keeps the most options while placing.
 fn junctions(topo: &Topology) -> Bitboard {
-    let mut b = Bitboard::EMPTY;
-    for i in 0..24 {
-        if topo.adjacent[i].count() >= 4 {
-            b |= Bitboard(1 << i);
-        }
-    }
-    b
+    Bitboard(
+        (0..24)
+            .filter(|&i| topo.adjacent[i].count() >= 4)
+            .fold(0, |b, i| b | 1 << i),
+    )
 }
 
-fn side_terms(pos: &Position, c: Color) -> Terms {
+/// Junctions of each variant, computed once.
+fn junction_mask(pos: &Position) -> Bitboard {
+    use std::sync::OnceLock;
+    static MASKS: OnceLock<[Bitboard; 2]> = OnceLock::new();
+    let m = MASKS.get_or_init(|| {
+        [
+            junctions(Topology::of(crate::types::Variant::Nine)),
+            junctions(Topology::of(crate::types::Variant::Twelve)),
+        ]
+    });
+    m[pos.variant() as usize]
+}
+
+/// Both sides' weighted terms, White first. One pass over the lines serves both colours.
+fn terms(pos: &Position) -> [Terms; 2] {
     let topo = pos.topology();
-    let ph = phase(pos, c);
-    let w = match ph {
+    let empty = pos.empty();
+    let phases = [phase(pos, Color::White), phase(pos, Color::Black)];
+    let weights = phases.map(|ph| match ph {
         Phase::Placing => PLACING,
         Phase::Moving => MOVING,
         Phase::Flying => FLYING,
-    };
-    let own = pos.pieces(c);
-    let opp = pos.pieces(c.other());
-    let empty = pos.empty();
+    });
+    let own = [pos.pieces(Color::White), pos.pieces(Color::Black)];
 
-    let mut t = Terms {
-        material: w.piece * own.count() as i32,
-        hand: w.in_hand * pos.in_hand(c) as i32,
-        ..Terms::default()
-    };
-
-    // Mobility and blocked pieces matter once pieces move.
-    if ph != Phase::Flying {
-        let mut moves = 0;
-        let mut blocked = 0;
-        for p in own {
-            let n = (topo.adjacent[p.index()] & empty).count() as i32;
-            moves += n;
-            blocked += (n == 0) as i32;
+    // All lines at once: one bit per line in each slot word.
+    let line_mask = (1u32 << topo.line_count) - 1;
+    let slots = [topo.line_slots(own[0]), topo.line_slots(own[1])];
+    let free = topo.line_slots(empty);
+    let mut mills = [0i32; 2];
+    let mut open = [0i32; 2];
+    let mut forks = [0u32; 2];
+    for c in 0..2 {
+        let [m0, m1, m2] = slots[c];
+        mills[c] = (m0 & m1 & m2).count_ones() as i32;
+        // Two of ours and the third point free, by which slot is free.
+        let gaps = [free[0] & m1 & m2, m0 & free[1] & m2, m0 & m1 & free[2]];
+        if (gaps[0] | gaps[1] | gaps[2]) & line_mask == 0 {
+            continue;
         }
-        t.mobility = w.mobility * moves;
-        t.blocked = w.blocked * blocked;
-    }
-
-    // Where a piece can arrive from in one turn: any empty point when placing or flying, else a
-    // point next to one of our pieces.
-    let mut mills = 0;
-    let mut open = 0;
-    let mut closing_points = 0u32;
-    let mut fork_points = 0u32;
-    for &line in topo.lines() {
-        let mine = own.0 & line;
-        let n = mine.count_ones();
-        if n == 3 {
-            mills += 1;
-        } else if n == 2 && opp.0 & line == 0 {
-            let gap = line & !mine;
-            let gap_idx = gap.trailing_zeros() as usize;
-            let reachable = match ph {
-                Phase::Placing | Phase::Flying => true,
-                // A piece from outside the line must step into the gap.
-                Phase::Moving => (topo.adjacent[gap_idx].0 & own.0 & !line) != 0,
-            };
-            if reachable {
-                open += 1;
-                fork_points |= closing_points & gap;
-                closing_points |= gap;
-            }
-        }
-    }
-    t.mills = w.mill * mills;
-    t.open_mills = w.open_mill * open;
-    t.forks = w.fork * fork_points.count_ones() as i32;
-
-    if ph == Phase::Moving {
-        // A piece that leaves a mill for a point closing another mill: it can mill every other
-        // move.
-        let in_mills = topo.in_mills(own);
-        let mut doubles = 0;
-        for p in in_mills {
-            let rest = own.without(p);
-            for q in topo.adjacent[p.index()] & empty {
-                if topo.closes_mill(rest.with(q), q) {
-                    doubles += 1;
-                    break;
+        let mut closing = 0u32;
+        for (slot, &lines) in gaps.iter().enumerate() {
+            let mut lines = lines & line_mask;
+            while lines != 0 {
+                let i = lines.trailing_zeros() as usize;
+                lines &= lines - 1;
+                let gap_point = topo.line_points[i][slot] as usize;
+                let reachable = match phases[c] {
+                    Phase::Placing | Phase::Flying => true,
+                    // A piece from outside the line must step into the gap.
+                    Phase::Moving => topo.adjacent[gap_point].0 & own[c].0 & !topo.lines[i] != 0,
+                };
+                if reachable {
+                    open[c] += 1;
+                    forks[c] |= closing & (1 << gap_point);
+                    closing |= 1 << gap_point;
                 }
             }
         }
-        t.double_mills = w.double_mill * doubles;
     }
 
-    if ph == Phase::Placing {
-        t.junctions = w.junction * (own & junctions(topo)).count() as i32;
+    let mut out = [Terms::default(); 2];
+    for c in 0..2 {
+        let w = &weights[c];
+        let t = &mut out[c];
+        t.material = w.piece * own[c].count() as i32;
+        t.hand = w.in_hand * pos.in_hand(Color::ALL[c]) as i32;
+        t.mills = w.mill * mills[c];
+        t.open_mills = w.open_mill * open[c];
+        t.forks = w.fork * forks[c].count_ones() as i32;
+        match phases[c] {
+            Phase::Flying => {}
+            Phase::Placing | Phase::Moving => {
+                let mut moves = 0;
+                let mut blocked = 0;
+                for p in own[c] {
+                    let n = (topo.adjacent[p.index()] & empty).count() as i32;
+                    moves += n;
+                    blocked += (n == 0) as i32;
+                }
+                t.mobility = w.mobility * moves;
+                t.blocked = w.blocked * blocked;
+            }
+        }
+        if phases[c] == Phase::Placing {
+            t.junctions = w.junction * (own[c] & junction_mask(pos)).count() as i32;
+        }
+        if phases[c] == Phase::Moving && mills[c] > 0 {
+            // A piece that leaves a mill for a point closing another mill can mill every
+            // other move.
+            let mut doubles = 0;
+            for p in topo.in_mills(own[c]) {
+                let rest = own[c].without(p);
+                if (topo.adjacent[p.index()] & empty).any(|q| topo.closes_mill(rest.with(q), q)) {
+                    doubles += 1;
+                }
+            }
+            t.double_mills = w.double_mill * doubles;
+        }
     }
-    t
+    out
 }
 
 /// The evaluation with every term, for the `eval` command.
 pub fn trace(pos: &Position) -> Trace {
     let us = pos.side_to_move();
-    let terms = [side_terms(pos, Color::White), side_terms(pos, Color::Black)];
+    let terms = terms(pos);
     let total = terms[us.index()].total() - terms[us.other().index()].total() + TEMPO;
     Trace {
         phases: [phase(pos, Color::White), phase(pos, Color::Black)],
@@ -273,8 +289,9 @@ pub fn trace(pos: &Position) -> Trace {
 /// The evaluation from the side to move's view. Game-ending states are the search's business.
 #[inline]
 pub fn evaluate(pos: &Position) -> i32 {
-    let us = pos.side_to_move();
-    side_terms(pos, us).total() - side_terms(pos, us.other()).total() + TEMPO
+    let t = terms(pos);
+    let us = pos.side_to_move().index();
+    t[us].total() - t[1 - us].total() + TEMPO
 }
 
 #[cfg(test)]

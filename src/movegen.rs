@@ -66,6 +66,25 @@ pub fn generate(pos: &Position, list: &mut MoveList) {
     });
 }
 
+/// Appends the legal moves of `pos` that close a mill and remove a piece (quiescence moves).
+pub fn generate_mills(pos: &Position, list: &mut MoveList) {
+    let removable = removable(pos);
+    if removable.is_empty() {
+        return;
+    }
+    for_each_base(pos, |from, to, mill| {
+        if mill {
+            let base = match from {
+                Some(f) => Move::slide(f, to),
+                None => Move::place(to),
+            };
+            for r in removable {
+                list.push(base.with_removal(r));
+            }
+        }
+    });
+}
+
 /// The number of legal moves, counted without building them (perft's bulk counting).
 pub fn count(pos: &Position) -> u64 {
     let extra = removable(pos).count().saturating_sub(1) as u64;

@@ -55,6 +55,11 @@ pub struct Topology {
     /// The lines through each point, as masks, padded with a never-full mask (a corner of the
     /// twelve board lies on three lines, every other point on two).
     pub lines_through: [[u32; 3]; 24],
+    /// The points of each line, in slot order 0, 1, 2.
+    pub line_points: [[u8; 3]; 20],
+    /// `slot_tables[s][k][byte]`: for byte `k` of a bitboard, the lines (one bit per line) whose
+    /// slot `s` point is set in that byte. Lets the evaluation see all lines at once.
+    slot_tables: [[[u32; 256]; 3]; 3],
 }
 
 const fn build(variant: Variant) -> Topology {
@@ -63,6 +68,8 @@ const fn build(variant: Variant) -> Topology {
     let mut adjacent = [Bitboard(0); 24];
     let mut lines_through = [[NEVER_FULL; 3]; 24];
     let mut through_count = [0usize; 24];
+    let mut line_points = [[0u8; 3]; 20];
+    let mut slot_tables = [[[0u32; 256]; 3]; 3];
     let total = match variant {
         Variant::Nine => 16,
         Variant::Twelve => 20,
@@ -75,6 +82,20 @@ const fn build(variant: Variant) -> Topology {
         };
         let mask = (1u32 << pts[0]) | (1u32 << pts[1]) | (1u32 << pts[2]);
         lines[line_count] = mask;
+        line_points[line_count] = pts;
+        let mut slot = 0;
+        while slot < 3 {
+            let p = pts[slot] as usize;
+            let (byte, bit) = (p / 8, p % 8);
+            let mut v = 0;
+            while v < 256 {
+                if v & (1 << bit) != 0 {
+                    slot_tables[slot][byte][v] |= 1 << line_count;
+                }
+                v += 1;
+            }
+            slot += 1;
+        }
         let mut k = 0;
         while k < 3 {
             let p = pts[k] as usize;
@@ -95,6 +116,8 @@ const fn build(variant: Variant) -> Topology {
         line_count,
         adjacent,
         lines_through,
+        line_points,
+        slot_tables,
     }
 }
 
@@ -117,6 +140,19 @@ impl Topology {
     #[inline(always)]
     pub fn lines(&self) -> &[u32] {
         &self.lines[..self.line_count]
+    }
+
+    /// The set `b` seen line by line: word `s` has bit `i` set when slot `s` of line `i` is in
+    /// `b`. So `w[0] & w[1] & w[2]` are the full lines.
+    #[inline(always)]
+    pub fn line_slots(&self, b: Bitboard) -> [u32; 3] {
+        let bytes = [
+            (b.0 & 255) as usize,
+            ((b.0 >> 8) & 255) as usize,
+            ((b.0 >> 16) & 255) as usize,
+        ];
+        let t = &self.slot_tables;
+        [0, 1, 2].map(|s| t[s][0][bytes[0]] | t[s][1][bytes[1]] | t[s][2][bytes[2]])
     }
 
     /// Whether `own` (which holds `p`) has a complete line through `p`.
@@ -192,6 +228,23 @@ mod tests {
                     2
                 };
                 assert_eq!(n, expect, "point {}", i);
+            }
+        }
+    }
+
+    #[test]
+    fn line_slots_agree_with_masks() {
+        for t in [&NINE, &TWELVE] {
+            for seed in 0..2000u32 {
+                let b = Bitboard(seed.wrapping_mul(2_654_435_761) >> 8);
+                let [s0, s1, s2] = t.line_slots(b);
+                for (i, &line) in t.lines().iter().enumerate() {
+                    let full = b.0 & line == line;
+                    assert_eq!(s0 & s1 & s2 & (1 << i) != 0, full);
+                    let count = (b.0 & line).count_ones();
+                    let slots = [s0, s1, s2].iter().filter(|w| *w & (1 << i) != 0).count();
+                    assert_eq!(count as usize, slots);
+                }
             }
         }
     }

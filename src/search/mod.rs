@@ -10,7 +10,7 @@ pub mod ordering;
 use crate::eval::evaluate;
 use crate::game::Game;
 use crate::movegen;
-use crate::moves::{Move, MoveList};
+use crate::moves::{Move, MoveList, MAX_MOVES};
 use crate::position::{Position, HUNDRED_PLIES};
 use crate::timeman::{self, Clock, TimeBudget};
 use crate::tt::{Bound, TranspositionTable};
@@ -171,6 +171,30 @@ fn score_from_tt(s: i32, ply: usize) -> i32 {
     }
 }
 
+/// Per-ply move storage, allocated once per search thread so nodes do not clear kilobytes of
+/// stack each time.
+struct Frame {
+    moves: MoveList,
+    scores: [i32; MAX_MOVES],
+}
+
+impl Frame {
+    fn new() -> Frame {
+        Frame {
+            moves: MoveList::new(),
+            scores: [0; MAX_MOVES],
+        }
+    }
+
+    /// Brings the best-scored of the moves from `i` on to `i` and returns it.
+    #[inline]
+    fn pick(&mut self, i: usize) -> Move {
+        let n = self.moves.len();
+        pick(self.moves.as_mut_slice(), &mut self.scores[..n], i);
+        self.moves[i]
+    }
+}
+
 #[derive(Clone, Debug)]
 struct RootMove {
     mv: Move,
@@ -209,6 +233,7 @@ pub struct Searcher<'a> {
     pv_len: [usize; MAX_PLY + 1],
     lmr: Box<[[i32; 64]; 64]>,
     root_moves: Vec<RootMove>,
+    frames: Vec<Frame>,
 }
 
 impl<'a> Searcher<'a> {
@@ -243,6 +268,7 @@ impl<'a> Searcher<'a> {
             pv_len: [0; MAX_PLY + 1],
             lmr: lmr_table(),
             root_moves,
+            frames: (0..=MAX_PLY + 1).map(|_| Frame::new()).collect(),
         }
     }
 
@@ -358,29 +384,22 @@ impl<'a> Searcher<'a> {
             return stand_pat;
         }
         alpha = alpha.max(stand_pat);
-        let mut list = MoveList::new();
-        movegen::generate(&self.pos, &mut list);
-        let mut n = 0;
-        for i in 0..list.len() {
-            if list[i].removal().is_some() {
-                list.as_mut_slice()[n] = list[i];
-                n += 1;
-            }
-        }
+        let ctx = OrderContext::new(&self.pos);
+        let side = self.pos.side_to_move().index();
+        let frame = &mut self.frames[ply];
+        frame.moves.clear();
+        movegen::generate_mills(&self.pos, &mut frame.moves);
+        let n = frame.moves.len();
         if n == 0 {
             return stand_pat;
         }
-        let ctx = OrderContext::new(&self.pos);
-        let side = self.pos.side_to_move().index();
-        let moves = &mut list.as_mut_slice()[..n];
-        let mut scores = [0i32; crate::moves::MAX_MOVES];
-        for (i, &m) in moves.iter().enumerate() {
-            scores[i] = score_move(&self.pos, &ctx, m, None, &[None, None], &self.history[side]);
+        for (i, &m) in frame.moves.iter().enumerate() {
+            frame.scores[i] =
+                score_move(&self.pos, &ctx, m, None, &[None, None], &self.history[side]);
         }
         let mut best = stand_pat;
         for i in 0..n {
-            pick(moves, &mut scores[..n], i);
-            let m = moves[i];
+            let m = self.frames[ply].pick(i);
             let u = self.make(m);
             let s = -self.qsearch(-beta, -alpha, ply + 1);
             self.unmake(m, u);
@@ -450,15 +469,16 @@ impl<'a> Searcher<'a> {
             _ => evaluate(&self.pos),
         };
 
-        let mut list = MoveList::new();
-        movegen::generate(&self.pos, &mut list);
         let ctx = OrderContext::new(&self.pos);
         let side = self.pos.side_to_move().index();
         let killers = self.killers[ply];
-        let n = list.len();
-        let mut scores = [0i32; crate::moves::MAX_MOVES];
-        for (i, &m) in list.iter().enumerate() {
-            scores[i] = score_move(&self.pos, &ctx, m, tt_move, &killers, &self.history[side]);
+        let frame = &mut self.frames[ply];
+        frame.moves.clear();
+        movegen::generate(&self.pos, &mut frame.moves);
+        let n = frame.moves.len();
+        for (i, &m) in frame.moves.iter().enumerate() {
+            frame.scores[i] =
+                score_move(&self.pos, &ctx, m, tt_move, &killers, &self.history[side]);
         }
 
         let orig_alpha = alpha;
@@ -467,15 +487,15 @@ impl<'a> Searcher<'a> {
         let mut quiets_tried: [Option<Move>; 64] = [None; 64];
         let mut quiet_count = 0;
         for i in 0..n {
-            pick(list.as_mut_slice(), &mut scores[..n], i);
-            let m = list[i];
+            let m = self.frames[ply].pick(i);
+            let order_score = self.frames[ply].scores[i];
             let is_mill = m.removal().is_some();
             let u = self.make(m);
             let new_depth = depth - 1;
             let s = if i == 0 {
                 -self.negamax(-beta, -alpha, new_depth, ply + 1)
             } else {
-                let r = if depth >= 3 && i >= 3 && !is_mill && scores[i] < (1 << 20) {
+                let r = if depth >= 3 && i >= 3 && !is_mill && order_score < (1 << 20) {
                     let mut r = self.lmr[(depth as usize).min(63)][i.min(63)];
                     if pv_node {
                         r -= 1;
