@@ -350,9 +350,16 @@ impl Position {
         }
         if fullmove == 0 {
             return Err(ParsePositionError::Number {
-                field: "full-move number",
+                field: "full-move number (it starts at 1)",
                 value: fields[5].to_string(),
             });
+        }
+        let waiting = side.other();
+        let waiting_material = board[waiting].count() + [hw, hb][waiting.index()] as u32;
+        if waiting_material < 3 {
+            return unreachable(format!(
+                "{waiting} has {waiting_material} pieces, so it lost before its last move"
+            ));
         }
         let placing = hw > 0 || hb > 0;
         let plies = 2 * (fullmove as u64 - 1) + (side == Color::Black) as u64;
@@ -618,12 +625,12 @@ impl Position {
             Some(from) => {
                 self.board[us] = self.board[us].without(from).with(to);
                 self.hash ^= zobrist::piece(us, from);
-                // A slide implies the moving phase (strict alternation empties both hands).
-                self.rule50 = if m.removal().is_some() {
-                    0
-                } else {
-                    self.rule50 + 1
-                };
+                // A slide implies the moving phase (strict alternation empties both hands). A
+                // mill resets the count; it removes a piece unless the opponent has none left
+                // on the board, which only a hand-written position can show.
+                let mill = m.removal().is_some()
+                    || (self.board[them].is_empty() && self.topo.closes_mill(self.board[us], to));
+                self.rule50 = if mill { 0 } else { self.rule50 + 1 };
             }
             None => {
                 self.board[us] = self.board[us].with(to);

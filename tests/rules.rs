@@ -487,7 +487,7 @@ fn position_string_rank_lengths() {
 #[test]
 fn position_string_too_many_pieces() {
     // Ten white pieces on the board: possible in twelve, not in nine.
-    let fen = "WWW/WWW/WWW/W...../.../.../... w 0 0 0 30";
+    let fen = "WWW/WWW/WWW/W...BB/B../.../... w 0 0 0 30";
     rejected(fen, NINE, "more than the 9");
     assert!(Position::from_fen(fen, TWELVE).is_ok());
     rejected(
@@ -562,7 +562,7 @@ fn position_string_counters() {
     rejected(
         ".../.../.../....../.../.../... w 9 9 0 0",
         NINE,
-        "full-move number '0'",
+        "full-move number (it starts at 1) '0'",
     );
     rejected(
         ".../.../.../....../.../.../... w 9 9 0 +1",
@@ -696,4 +696,16 @@ fn move_notation_errors() {
         .unwrap_err()
         .to_string()
         .contains("same"));
+}
+
+#[test]
+fn position_string_where_the_waiting_side_has_already_lost() {
+    // Black, not to move, has two pieces and none in hand: it lost before its last move.
+    rejected(
+        "WWW/.../.../W....B/.../.../..B w 0 0 0 30",
+        NINE,
+        "lost before its last move",
+    );
+    // With Black to move the same material is a finished game, which a string may show.
+    assert!(Position::from_fen("WWW/.../.../W....B/.../.../..B b 0 0 0 30", NINE).is_ok());
 }
