@@ -694,12 +694,12 @@ impl<'a> Searcher<'a> {
                     break;
                 }
                 self.root_moves[..=pv_idx].sort_by_key(|rm| std::cmp::Reverse(rm.score));
-                if self.is_main() {
-                    self.flush_nodes();
-                    for line in 0..=pv_idx {
-                        let info = self.info(depth, line);
-                        report(&info);
-                    }
+            }
+            if self.is_main() && !self.stopped {
+                self.flush_nodes();
+                for line in 0..multipv {
+                    let info = self.info(depth, line);
+                    report(&info);
                 }
             }
             if self.stopped {

@@ -1,0 +1,205 @@
+//! What the search must find: immediate wins, defences, flying endgames, repetition draws, and
+//! legal, deterministic answers.
+
+use millstone::engine::Engine;
+use millstone::search::{Limits, Score, SearchResult};
+use millstone::{Game, Move, Position, Rules, Variant};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+const NINE: Rules = Rules::new(Variant::Nine, true);
+const NINE_NO_FLY: Rules = Rules::new(Variant::Nine, false);
+const TWELVE: Rules = Rules::new(Variant::Twelve, true);
+
+fn game(fen: &str, rules: Rules, moves: &str) -> Game {
+    let mut g = Game::new(Position::from_fen(fen, rules).unwrap());
+    for m in moves.split_whitespace() {
+        g.play(m.parse().unwrap()).unwrap_or_else(|e| panic!("{m}: {e}"));
+    }
+    g
+}
+
+fn search(g: &Game, depth: i32, searchmoves: &[&str]) -> SearchResult {
+    let mut engine = Engine::with_hash_mb(8);
+    let limits = Limits {
+        depth: Some(depth),
+        multipv: 1,
+        searchmoves: searchmoves.iter().map(|m| m.parse().unwrap()).collect(),
+        ..Limits::default()
+    };
+    engine.search(g, &limits, Box::new(|_| {}))
+}
+
+fn best(r: &SearchResult) -> String {
+    r.best.map(|m| m.to_string()).unwrap_or_default()
+}
+
+#[test]
+fn closes_the_mill_that_wins_at_once() {
+    // g4-g7 closes a7 d7 g7; Black then has two pieces.
+    let g = game("WW./.../.../.B...W/..B/.B./... w 0 0 0 20", NINE, "");
+    let r = search(&g, 6, &[]);
+    assert!(best(&r).starts_with("g4-g7x"), "{}", best(&r));
+    assert_eq!(Score::from_internal(r.score), Score::Mate(1));
+}
+
+#[test]
+fn stops_a_double_mill_threat_while_placing() {
+    // Black's d7 and g1 meet at g7: a piece there would threaten a7 and g4 at once. A quiet
+    // placement elsewhere loses a piece; White must occupy a point of those lines, or gain a
+    // tempo with a threat of its own.
+    let g = game(".B./.../.../WBW.../.../.../..B w 6 6 0 4", NINE, "");
+    let passive = search(&g, 8, &["d2"]);
+    assert!(passive.score < -60, "the threat is real: {}", passive.score);
+    let r = search(&g, 8, &[]);
+    assert!(r.score > -60, "White should hold: {} with {}", r.score, best(&r));
+    let mut after = g.clone();
+    after.play(r.best.unwrap()).unwrap();
+    let reply = search(&after, 8, &[]);
+    assert!(reply.score < 60, "Black gains after {}: {}", best(&r), reply.score);
+}
+
+#[test]
+fn wins_a_flying_endgame_quickly() {
+    // White slides into a double threat; Black, flying, can block only one line.
+    let start = "W../.W./.../W....B/.../.B./..B w 0 0 0 30";
+    let g = game(start, NINE, "");
+    let r = search(&g, 8, &[]);
+    match Score::from_internal(r.score) {
+        Score::Mate(n) => assert!((1..=3).contains(&n), "mate in {n}"),
+        s => panic!("expected a forced win, got {s:?} with {}", best(&r)),
+    }
+    // Played out by the engine against itself, White wins within three moves.
+    let mut g = g;
+    for _ in 0..6 {
+        if g.outcome().is_some() {
+            break;
+        }
+        let r = search(&g, 8, &[]);
+        g.play(r.best.unwrap()).unwrap();
+    }
+    let o = g.outcome().expect("the game is over");
+    assert_eq!(o.result_str(), "1-0", "{o}");
+}
+
+/// A shuffle played twice from a position where White is a piece up with a threat on d5.
+const SHUFFLE_START: &str = "..B/.W./W.W/.W..W./.W./.../B.B w 0 0 0 30";
+
+#[test]
+fn takes_a_draw_by_repetition_when_lost() {
+    // After these moves Black's d1-a1 repeats the start position for the third time.
+    let g = game(
+        SHUFFLE_START,
+        NINE_NO_FLY,
+        "d3-d2 a1-d1 d2-d3 d1-a1 d3-d2 a1-d1 d2-d3",
+    );
+    let r = search(&g, 8, &[]);
+    assert_eq!(best(&r), "d1-a1");
+    assert_eq!(r.score, 0);
+    let mut g = g;
+    g.play("d1-a1".parse().unwrap()).unwrap();
+    assert_eq!(g.outcome().unwrap().to_string(), "1/2-1/2 threefold");
+}
+
+#[test]
+fn avoids_a_repetition_when_winning() {
+    // The start position is on the board for the second time; d3-d2 would repeat again.
+    let g = game(SHUFFLE_START, NINE_NO_FLY, "d3-d2 a1-d1 d2-d3 d1-a1");
+    let repeat = search(&g, 8, &["d3-d2"]);
+    assert_eq!(repeat.score, 0, "repeating is scored as a draw");
+    let r = search(&g, 8, &[]);
+    assert_ne!(best(&r), "d3-d2");
+    assert!(r.score > 100, "White is winning: {}", r.score);
+}
+
+fn random_game(rng: &mut StdRng, rules: Rules) -> Game {
+    let mut g = Game::from_rules(rules);
+    let plies = rng.gen_range(0..60);
+    for _ in 0..plies {
+        let moves = g.legal_moves();
+        if moves.is_empty() {
+            break;
+        }
+        let m = moves[rng.gen_range(0..moves.len())];
+        g.play(m).unwrap();
+    }
+    g
+}
+
+#[test]
+fn bestmove_is_legal_from_random_positions() {
+    let mut rng = StdRng::seed_from_u64(7);
+    for i in 0..120 {
+        let rules = [NINE, NINE_NO_FLY, TWELVE][i % 3];
+        let g = random_game(&mut rng, rules);
+        let r = search(&g, 1 + (i as i32 % 5), &[]);
+        let legal = g.legal_moves();
+        match r.best {
+            Some(m) => {
+                assert!(legal.contains(m), "{m} in {}", g.position());
+                // The whole principal variation is playable.
+                let mut line = g.clone();
+                for &pm in &r.pv {
+                    line.play(pm).unwrap_or_else(|e| panic!("pv {pm}: {e} in {}", g.position()));
+                }
+            }
+            None => assert!(legal.is_empty(), "no move from {}", g.position()),
+        }
+    }
+}
+
+#[test]
+fn one_thread_is_deterministic() {
+    let mut rng = StdRng::seed_from_u64(11);
+    for i in 0..6 {
+        let g = random_game(&mut rng, [NINE, TWELVE][i % 2]);
+        let a = search(&g, 7, &[]);
+        let b = search(&g, 7, &[]);
+        assert_eq!((a.best, a.score, a.nodes), (b.best, b.score, b.nodes));
+    }
+}
+
+#[test]
+fn two_threads_find_the_same_win() {
+    let g = game("WW./.../.../.B...W/..B/.B./... w 0 0 0 20", NINE, "");
+    let mut engine = Engine::with_hash_mb(8);
+    engine.set_threads(2);
+    let limits = Limits {
+        depth: Some(6),
+        multipv: 1,
+        ..Limits::default()
+    };
+    let r = engine.search(&g, &limits, Box::new(|_| {}));
+    assert!(best(&r).starts_with("g4-g7x"));
+}
+
+#[test]
+fn multipv_reports_distinct_lines_in_order() {
+    let g = Game::from_rules(NINE);
+    let mut engine = Engine::with_hash_mb(8);
+    let limits = Limits {
+        depth: Some(4),
+        multipv: 3,
+        ..Limits::default()
+    };
+    let mut lines: Vec<(usize, i32, Move)> = Vec::new();
+    let mut last_depth = 0;
+    let sink = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let s2 = sink.clone();
+    engine.search(
+        &g,
+        &limits,
+        Box::new(move |info| s2.lock().unwrap().push(info.clone())),
+    );
+    for info in sink.lock().unwrap().iter() {
+        if info.depth > last_depth {
+            last_depth = info.depth;
+            lines.clear();
+        }
+        lines.push((info.multipv, info.score, info.pv[0]));
+    }
+    assert_eq!(lines.len(), 3);
+    assert_eq!(lines.iter().map(|l| l.0).collect::<Vec<_>>(), vec![1, 2, 3]);
+    assert!(lines[0].1 >= lines[1].1 && lines[1].1 >= lines[2].1);
+    assert!(lines[0].2 != lines[1].2 && lines[1].2 != lines[2].2 && lines[0].2 != lines[2].2);
+}
