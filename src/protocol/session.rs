@@ -13,7 +13,7 @@
 //!   search thread clears the flag under the output lock as it writes `bestmove`, so a GUI that
 //!   answers `bestmove` at once with `go` is never told a search still runs.
 
-use super::command::{parse, quote, Command, Go, MoveToken, Query, Start};
+use super::command::{parse, quote, Command, CommandError, Go, MoveToken, Query, Start};
 use super::format;
 use super::options::{Options, Setting};
 use super::output::Output;
@@ -90,7 +90,16 @@ impl Session {
         let result = match parse(line) {
             Ok(None) => Ok(Flow::Continue),
             Ok(Some(cmd)) => self.execute(cmd),
-            Err(e) => Err(e.to_string()),
+            // Errors inside a known command get its name in front, as the dispatch's own do.
+            Err(
+                e @ (CommandError::Unknown(_)
+                | CommandError::Missing { .. }
+                | CommandError::Unexpected { .. }),
+            ) => Err(e.to_string()),
+            Err(e) => {
+                let cmd = line.split_whitespace().next().unwrap_or_default();
+                Err(format!("{cmd}: {e}"))
+            }
         };
         match result {
             Ok(flow) => flow,
