@@ -10,6 +10,7 @@
 //! - [`eval`]: static evaluation; [`tt`]: the shared transposition table; [`search`]: the
 //!   alpha-beta search; [`timeman`]: time budgets; [`engine`]: the façade with threads and
 //!   background searches; [`bench`]: the fixed benchmark and its node signature.
+//! - [`protocol`]: the text protocol the `millstone` binary speaks (see `protocol.md`).
 //!
 //! ```
 //! use millstone::{Position, Rules, perft::perft};
@@ -27,6 +28,7 @@ pub mod movegen;
 pub mod moves;
 pub mod perft;
 pub mod position;
+pub mod protocol;
 pub mod search;
 pub mod timeman;
 pub mod topology;

@@ -1,6 +1,7 @@
 //! The `millstone` command line: the protocol loop by default, or perft and bench.
 
 use clap::{Parser, Subcommand};
+use millstone::protocol::{self, format};
 use millstone::{bench, perft, Position, Rules, Variant};
 use std::process::ExitCode;
 use std::time::Instant;
@@ -9,7 +10,9 @@ use std::time::Instant;
 #[command(
     name = "millstone",
     version,
-    about = "A strong engine for the mill game"
+    about = "A strong engine for the mill game",
+    long_about = "A strong engine for the mill game. Without a subcommand it speaks the text \
+                  protocol (UCI grammar, see protocol.md) on stdin and stdout."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -43,6 +46,12 @@ enum Command {
     },
 }
 
+fn print(lines: &[String]) {
+    for l in lines {
+        println!("{l}");
+    }
+}
+
 fn main() -> ExitCode {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn"))
         .target(env_logger::Target::Stderr)
@@ -67,29 +76,19 @@ fn main() -> ExitCode {
                 None => Position::new(rules),
             };
             let t = Instant::now();
-            let mut total = 0;
-            for (m, n) in perft::divide(&mut pos, depth) {
-                println!("{m}: {n}");
-                total += n;
-            }
-            if depth == 0 {
-                total = 1;
-            }
-            println!("nodes {total}");
+            print(&format::perft(&perft::divide(&mut pos, depth), depth));
             log::info!("perft {depth}: {:.3}s", t.elapsed().as_secs_f64());
             ExitCode::SUCCESS
         }
         Some(Command::Bench { depth, hash }) => {
-            let r = bench::run(depth.clamp(1, 64), hash);
-            for (fen, best, nodes) in &r.lines {
-                println!("{fen}: bestmove {best} nodes {nodes}");
-            }
-            println!("{} nodes {} nps", r.nodes, r.nps());
+            print(&format::bench(&bench::run(depth.clamp(1, 64), hash)));
             ExitCode::SUCCESS
         }
         None => {
-            eprintln!("the protocol loop is not built yet");
-            ExitCode::FAILURE
+            protocol::run_stdio();
+            // A search may still be winding down; it has been told to stop and nothing it
+            // could still say matters after `quit`.
+            std::process::exit(0)
         }
     }
 }

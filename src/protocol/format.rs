@@ -1,0 +1,271 @@
+//! Every line the engine writes, formatted in one place so that the protocol's text has a single
+//! source (protocol.md describes exactly these lines).
+
+use super::options::{Kind, Spec, TABLE};
+use crate::bench::BenchResult;
+use crate::eval;
+use crate::game::Game;
+use crate::moves::Move;
+use crate::position::{Outcome, Position};
+use crate::search::{wdl, Info, Score};
+use crate::tt::Bound;
+use std::fmt::Write;
+
+/// The engine's name as `id name` gives it.
+pub fn engine_name() -> String {
+    format!("Millstone {}", env!("CARGO_PKG_VERSION"))
+}
+
+/// The `option` line of one table row.
+pub fn option_line(spec: &Spec) -> String {
+    let mut s = format!("option name {} type ", spec.name);
+    match spec.kind {
+        Kind::Spin { default, min, max } => {
+            write!(s, "spin default {default} min {min} max {max}").unwrap()
+        }
+        Kind::Check { default } => write!(s, "check default {default}").unwrap(),
+        Kind::Combo { default, vars } => {
+            write!(s, "combo default {default}").unwrap();
+            for v in vars {
+                write!(s, " var {v}").unwrap();
+            }
+        }
+        Kind::Button => s.push_str("button"),
+    }
+    s
+}
+
+/// The answer to `uci` (`ugi` when `ugi` is set): identity, options, and `uciok`/`ugiok`.
+pub fn handshake(ugi: bool) -> Vec<String> {
+    let mut v = vec![
+        format!("id name {}", engine_name()),
+        "id author The Millstone developers".to_string(),
+    ];
+    v.extend(TABLE.iter().map(option_line));
+    v.push(if ugi { "ugiok" } else { "uciok" }.to_string());
+    v
+}
+
+/// The answer to `isready`.
+pub fn readyok() -> String {
+    "readyok".to_string()
+}
+
+/// The move a search ends with; `0000` when there is none.
+pub fn bestmove(m: Option<Move>) -> String {
+    match m {
+        Some(m) => format!("bestmove {m}"),
+        None => "bestmove 0000".to_string(),
+    }
+}
+
+/// A free-text line for people.
+pub fn info_string(msg: &str) -> String {
+    // One message must stay one line whatever text it quotes.
+    let clean: String = msg
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    format!("info string {clean}")
+}
+
+/// The one line that answers a bad command.
+pub fn error(msg: &dyn std::fmt::Display) -> String {
+    info_string(&format!("error: {msg}"))
+}
+
+/// A `query` answer.
+pub fn response(value: &str) -> String {
+    if value.is_empty() {
+        "response".to_string()
+    } else {
+        format!("response {value}")
+    }
+}
+
+/// The score part of an `info` line: `cp X` or `mate N`.
+fn score(s: i32) -> String {
+    match Score::from_internal(s) {
+        Score::Cp(cp) => format!("cp {cp}"),
+        Score::Mate(n) => format!("mate {n}"),
+    }
+}
+
+/// One search line.
+pub fn info(i: &Info, show_wdl: bool) -> String {
+    let mut s = format!(
+        "info depth {} seldepth {} multipv {} score {}",
+        i.depth,
+        i.seldepth,
+        i.multipv,
+        score(i.score)
+    );
+    match i.bound {
+        Bound::Lower => s.push_str(" lowerbound"),
+        Bound::Upper => s.push_str(" upperbound"),
+        Bound::Exact | Bound::None => {}
+    }
+    if show_wdl {
+        let (w, d, l) = wdl(i.score);
+        write!(s, " wdl {w} {d} {l}").unwrap();
+    }
+    write!(
+        s,
+        " nodes {} nps {} hashfull {} tbhits {} time {}",
+        i.nodes,
+        i.nps,
+        i.hashfull,
+        i.tbhits,
+        i.time.as_millis()
+    )
+    .unwrap();
+    if !i.pv.is_empty() {
+        s.push_str(" pv");
+        for m in &i.pv {
+            write!(s, " {m}").unwrap();
+        }
+    }
+    s
+}
+
+/// The line sent before `bestmove 0000` when `go` finds the game already over: the side to
+/// move has lost (`mate 0`) or the game is drawn (`cp 0`).
+pub fn game_over_info(o: Outcome, show_wdl: bool) -> String {
+    let (score, w) = match o {
+        Outcome::Win { .. } => ("mate 0", "0 0 1000"),
+        Outcome::Draw { .. } => ("cp 0", "0 1000 0"),
+    };
+    if show_wdl {
+        format!("info depth 0 score {score} wdl {w}")
+    } else {
+        format!("info depth 0 score {score}")
+    }
+}
+
+fn move_list(moves: &[Move]) -> String {
+    let v: Vec<String> = moves.iter().map(|m| m.to_string()).collect();
+    v.join(" ")
+}
+
+/// The answer to `query legalmoves`.
+pub fn legal_moves(game: &Game) -> String {
+    response(&move_list(&game.legal_moves()))
+}
+
+/// The answer to `d`: the diagram and the position's details.
+pub fn display(game: &Game) -> Vec<String> {
+    let pos = game.position();
+    let mut v: Vec<String> = pos.diagram().lines().map(str::to_string).collect();
+    v.push(String::new());
+    v.push(format!("Position: {}", pos.to_fen()));
+    v.push(format!("Rules: {}", pos.rules()));
+    v.push(format!("Hash: {:016x}", pos.hash()));
+    v.push(format!("Legal moves: {}", move_list(&game.legal_moves())));
+    v.push(format!(
+        "Outcome: {}",
+        game.outcome().map_or("none".to_string(), |o| o.to_string())
+    ));
+    v
+}
+
+/// The answer to `eval`: each term for both sides, then the total from the side to move's view.
+pub fn eval(pos: &Position) -> Vec<String> {
+    let t = eval::trace(pos);
+    let mut v = vec![
+        format!("{:<14} {:>7} {:>7}", "term", "white", "black"),
+        format!(
+            "{:<14} {:>7} {:>7}",
+            "phase",
+            format!("{:?}", t.phases[0]).to_lowercase(),
+            format!("{:?}", t.phases[1]).to_lowercase()
+        ),
+    ];
+    let (w, b) = (t.terms[0].named(), t.terms[1].named());
+    for ((name, wv), (_, bv)) in w.iter().zip(b.iter()) {
+        v.push(format!("{name:<14} {wv:>7} {bv:>7}"));
+    }
+    v.push(format!(
+        "{:<14} {:>7} {:>7}",
+        "sum",
+        t.terms[0].total(),
+        t.terms[1].total()
+    ));
+    v.push(format!("tempo {} (side to move)", t.tempo));
+    v.push(format!(
+        "total {} (cp, {} to move)",
+        t.total,
+        pos.side_to_move()
+    ));
+    v
+}
+
+/// The output of `perft`, shared with the command line: one `<move>: <count>` line per root
+/// move, then `nodes <total>`.
+pub fn perft(divide: &[(Move, u64)], depth: u32) -> Vec<String> {
+    let mut v: Vec<String> = divide.iter().map(|(m, n)| format!("{m}: {n}")).collect();
+    let total: u64 = if depth == 0 {
+        1
+    } else {
+        divide.iter().map(|(_, n)| n).sum()
+    };
+    v.push(format!("nodes {total}"));
+    v
+}
+
+/// The output of `bench`, shared with the command line: one line per position, then
+/// `<nodes> nodes <nps> nps`.
+pub fn bench(r: &BenchResult) -> Vec<String> {
+    let mut v: Vec<String> = r
+        .lines
+        .iter()
+        .map(|(fen, best, nodes)| format!("{fen}: bestmove {best} nodes {nodes}"))
+        .collect();
+    v.push(format!("{} nodes {} nps", r.nodes, r.nps()));
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::MATE;
+    use std::time::Duration;
+
+    #[test]
+    fn option_lines() {
+        let h = handshake(false);
+        assert!(h.contains(&"option name Hash type spin default 16 min 1 max 65536".to_string()));
+        assert!(h.contains(
+            &"option name UCI_Variant type combo default nine var nine var twelve".to_string()
+        ));
+        assert!(h.contains(&"option name Clear Hash type button".to_string()));
+        assert_eq!(h.last().unwrap(), "uciok");
+        assert_eq!(handshake(true).last().unwrap(), "ugiok");
+    }
+
+    #[test]
+    fn info_line() {
+        let i = Info {
+            depth: 5,
+            seldepth: 9,
+            multipv: 1,
+            score: MATE - 3,
+            bound: Bound::Lower,
+            nodes: 1000,
+            nps: 20000,
+            hashfull: 3,
+            time: Duration::from_millis(50),
+            pv: vec!["d6".parse().unwrap(), "a1".parse().unwrap()],
+            tbhits: 0,
+        };
+        assert_eq!(
+            info(&i, true),
+            "info depth 5 seldepth 9 multipv 1 score mate 2 lowerbound wdl 1000 0 0 \
+             nodes 1000 nps 20000 hashfull 3 tbhits 0 time 50 pv d6 a1"
+        );
+    }
+
+    #[test]
+    fn info_strings_stay_on_one_line() {
+        assert_eq!(error(&"a\nb"), "info string error: a b");
+    }
+}

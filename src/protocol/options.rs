@@ -1,0 +1,275 @@
+//! The options table: what `uci` announces and what `setoption` may change.
+//!
+//! Setting an option is two steps: [`Options::parse`] checks the name and value without touching
+//! anything, and the dispatch loop applies the resulting [`Setting`]. So a bad `setoption`
+//! changes nothing, and a good one can stop a running search before it takes effect.
+
+use crate::types::Variant;
+use std::fmt;
+
+/// The type of an option and its range, as UCI announces it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// An integer in `min..=max`.
+    Spin {
+        /// Default.
+        default: i64,
+        /// Smallest value.
+        min: i64,
+        /// Largest value.
+        max: i64,
+    },
+    /// `true` or `false`.
+    Check {
+        /// Default.
+        default: bool,
+    },
+    /// One of a list of words.
+    Combo {
+        /// Default.
+        default: &'static str,
+        /// The words.
+        vars: &'static [&'static str],
+    },
+    /// An action without a value.
+    Button,
+}
+
+/// One row of the table.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Spec {
+    /// The name, in its announced spelling.
+    pub name: &'static str,
+    /// Type and range.
+    pub kind: Kind,
+}
+
+/// Every option, in the order `uci` announces them.
+pub const TABLE: [Spec; 8] = [
+    Spec {
+        name: "Hash",
+        kind: Kind::Spin {
+            default: 16,
+            min: 1,
+            max: 65536,
+        },
+    },
+    Spec {
+        name: "Threads",
+        kind: Kind::Spin {
+            default: 1,
+            min: 1,
+            max: 256,
+        },
+    },
+    Spec {
+        name: "MultiPV",
+        kind: Kind::Spin {
+            default: 1,
+            min: 1,
+            max: 64,
+        },
+    },
+    Spec {
+        name: "UCI_Variant",
+        kind: Kind::Combo {
+            default: "nine",
+            vars: &["nine", "twelve"],
+        },
+    },
+    Spec {
+        name: "Flying",
+        kind: Kind::Check { default: true },
+    },
+    Spec {
+        name: "Move Overhead",
+        kind: Kind::Spin {
+            default: 30,
+            min: 0,
+            max: 5000,
+        },
+    },
+    Spec {
+        name: "UCI_ShowWDL",
+        kind: Kind::Check { default: false },
+    },
+    Spec {
+        name: "Clear Hash",
+        kind: Kind::Button,
+    },
+];
+
+/// A checked change, ready to apply.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Setting {
+    /// Table size in MiB.
+    Hash(usize),
+    /// Search threads.
+    Threads(usize),
+    /// Lines to report.
+    MultiPv(usize),
+    /// The variant.
+    Variant(Variant),
+    /// Whether flying is allowed.
+    Flying(bool),
+    /// Milliseconds kept back per move.
+    MoveOverhead(u64),
+    /// Whether `info` lines carry `wdl`.
+    ShowWdl(bool),
+    /// Empty the table.
+    ClearHash,
+}
+
+/// Why a `setoption` was refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum OptionError {
+    /// No option has this name.
+    Unknown(String),
+    /// The option needs a value and none was given.
+    MissingValue(&'static str),
+    /// The value does not fit the option.
+    BadValue {
+        /// The option.
+        name: &'static str,
+        /// The text given.
+        value: String,
+        /// What would fit.
+        expected: String,
+    },
+}
+
+impl fmt::Display for OptionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use super::command::quote;
+        match self {
+            OptionError::Unknown(n) => write!(f, "setoption: unknown option {}", quote(n)),
+            OptionError::MissingValue(n) => write!(f, "setoption: option '{n}' needs a value"),
+            OptionError::BadValue {
+                name,
+                value,
+                expected,
+            } => write!(
+                f,
+                "setoption: bad value {} for option '{name}' (expected {expected})",
+                quote(value)
+            ),
+        }
+    }
+}
+
+impl std::error::Error for OptionError {}
+
+/// The current values of the options that shape searches and output; the others (Hash,
+/// Threads, the variant) live in the engine and the game.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// Lines to report.
+    pub multipv: usize,
+    /// Milliseconds kept back per move.
+    pub move_overhead: u64,
+    /// Whether `info` lines carry `wdl`.
+    pub show_wdl: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            multipv: 1,
+            move_overhead: 30,
+            show_wdl: false,
+        }
+    }
+}
+
+impl Options {
+    /// Checks `setoption name <name> [value <value>]` against the table.
+    pub fn parse(name: &str, value: Option<&str>) -> Result<Setting, OptionError> {
+        let spec = TABLE
+            .iter()
+            .find(|s| s.name.eq_ignore_ascii_case(name))
+            .ok_or_else(|| OptionError::Unknown(name.to_string()))?;
+        let value = match (spec.kind, value) {
+            // A button's value means nothing; some GUIs send an empty one.
+            (Kind::Button, _) => "",
+            (_, Some(v)) => v.trim(),
+            (_, None) => return Err(OptionError::MissingValue(spec.name)),
+        };
+        let bad = |expected: String| OptionError::BadValue {
+            name: spec.name,
+            value: value.to_string(),
+            expected,
+        };
+        match spec.kind {
+            Kind::Spin { min, max, .. } => {
+                let range = || format!("an integer from {min} to {max}");
+                let v: i64 = value.parse().map_err(|_| bad(range()))?;
+                if !(min..=max).contains(&v) {
+                    return Err(bad(range()));
+                }
+                Ok(match spec.name {
+                    "Hash" => Setting::Hash(v as usize),
+                    "Threads" => Setting::Threads(v as usize),
+                    "MultiPV" => Setting::MultiPv(v as usize),
+                    _ => Setting::MoveOverhead(v as u64),
+                })
+            }
+            Kind::Check { .. } => {
+                let v = if value.eq_ignore_ascii_case("true") {
+                    true
+                } else if value.eq_ignore_ascii_case("false") {
+                    false
+                } else {
+                    return Err(bad("true or false".into()));
+                };
+                Ok(match spec.name {
+                    "Flying" => Setting::Flying(v),
+                    _ => Setting::ShowWdl(v),
+                })
+            }
+            Kind::Combo { vars, .. } => {
+                let expected = || vars.join(" or ");
+                if !vars.iter().any(|w| w.eq_ignore_ascii_case(value)) {
+                    return Err(bad(expected()));
+                }
+                let v = value.parse::<Variant>().map_err(|_| bad(expected()))?;
+                Ok(Setting::Variant(v))
+            }
+            Kind::Button => Ok(Setting::ClearHash),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_case_insensitive() {
+        assert_eq!(Options::parse("hash", Some("32")), Ok(Setting::Hash(32)));
+        assert_eq!(
+            Options::parse("move overhead", Some("0")),
+            Ok(Setting::MoveOverhead(0))
+        );
+        assert_eq!(
+            Options::parse("uci_variant", Some("Twelve")),
+            Ok(Setting::Variant(Variant::Twelve))
+        );
+        assert_eq!(
+            Options::parse("FLYING", Some("false")),
+            Ok(Setting::Flying(false))
+        );
+        assert_eq!(Options::parse("clear hash", None), Ok(Setting::ClearHash));
+    }
+
+    #[test]
+    fn bad_values() {
+        assert!(Options::parse("Hash", Some("0")).is_err());
+        assert!(Options::parse("Hash", Some("65537")).is_err());
+        assert!(Options::parse("Hash", Some("x")).is_err());
+        assert!(Options::parse("Hash", None).is_err());
+        assert!(Options::parse("Threads", Some("99999999999999999999999")).is_err());
+        assert!(Options::parse("Flying", Some("yes")).is_err());
+        assert!(Options::parse("UCI_Variant", Some("12")).is_err());
+        assert!(Options::parse("Nope", Some("1")).is_err());
+    }
+}

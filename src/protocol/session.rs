@@ -1,0 +1,339 @@
+//! The dispatch loop's state and what each command does to it.
+//!
+//! Rules that keep the engine consistent whatever arrives (protocol.md, "Commands during a
+//! search"):
+//!
+//! - Every command is checked completely before it changes anything; a bad one gets exactly one
+//!   `info string error: ...` line and changes nothing, a running search included.
+//! - `position`, `setoption` and `ucinewgame` stop a running search first (its `bestmove` is
+//!   written as usual), then take effect.
+//! - `go`, `perft` and `bench` are refused while a search runs.
+//! - `stop` waits for the search's `bestmove`, so the next command sees no search.
+//! - "A search runs" means: `go` was accepted and its `bestmove` has not been written yet. The
+//!   search thread clears the flag under the output lock as it writes `bestmove`, so a GUI that
+//!   answers `bestmove` at once with `go` is never told a search still runs.
+
+use super::command::{parse, quote, Command, CommandError, Go, MoveToken, Query, Start};
+use super::format;
+use super::options::{Options, Setting};
+use super::output::Output;
+use super::reader::Input;
+use crate::bench;
+use crate::engine::Engine;
+use crate::game::Game;
+use crate::perft;
+use crate::position::Position;
+use crate::search::{Info, SearchResult};
+use crate::types::Rules;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Whether the loop goes on.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Flow {
+    /// Read the next line.
+    Continue,
+    /// `quit` or the end of the input.
+    Quit,
+}
+
+/// The engine as the protocol sees it: the search engine, the game, the options.
+pub struct Session {
+    engine: Engine,
+    rules: Rules,
+    game: Game,
+    options: Options,
+    out: Output,
+    searching: Arc<AtomicBool>,
+}
+
+impl Session {
+    /// A session with default options at the start of `nine`.
+    pub fn new(out: Output) -> Session {
+        let rules = Rules::default();
+        Session {
+            engine: Engine::new(),
+            rules,
+            game: Game::from_rules(rules),
+            options: Options::default(),
+            out,
+            searching: Arc::new(AtomicBool::new(false)),
+        }
+    }
+
+    /// The current game.
+    pub fn game(&self) -> &Game {
+        &self.game
+    }
+
+    /// Whether a search runs (its `bestmove` is not written yet).
+    pub fn is_searching(&self) -> bool {
+        self.searching.load(Ordering::SeqCst)
+    }
+
+    /// Handles one input event.
+    pub fn handle(&mut self, event: Input) -> Flow {
+        match event {
+            Input::Line(line) => self.handle_line(&line),
+            Input::Bad(e) => {
+                self.out.line(&format::error(&e));
+                Flow::Continue
+            }
+            Input::Eof => Flow::Quit,
+        }
+    }
+
+    /// Handles one line of text.
+    pub fn handle_line(&mut self, line: &str) -> Flow {
+        log::debug!("<< {line}");
+        let result = match parse(line) {
+            Ok(None) => Ok(Flow::Continue),
+            Ok(Some(cmd)) => self.execute(cmd),
+            // Errors inside a known command get its name in front, as the dispatch's own do.
+            Err(
+                e @ (CommandError::Unknown(_)
+                | CommandError::Missing { .. }
+                | CommandError::Unexpected { .. }),
+            ) => Err(e.to_string()),
+            Err(e) => {
+                let cmd = line.split_whitespace().next().unwrap_or_default();
+                Err(format!("{cmd}: {e}"))
+            }
+        };
+        match result {
+            Ok(flow) => flow,
+            Err(msg) => {
+                self.out.line(&format::error(&msg));
+                Flow::Continue
+            }
+        }
+    }
+
+    /// Tells a running search to stop without waiting: the process is about to end.
+    pub fn shutdown(&mut self) {
+        self.engine.stop();
+        // Taking the lock waits for a line being written, so the process never ends mid-line.
+        drop(self.out.lock());
+    }
+
+    /// Stops the running search, if any, and waits for its `bestmove`.
+    fn stop_search(&mut self) {
+        if self.is_searching() {
+            self.engine.stop();
+        }
+        // Also reaps a search that has just ended on its own.
+        self.engine.wait();
+    }
+
+    fn refuse_while_searching(&self, what: &str) -> Result<(), String> {
+        if self.is_searching() {
+            Err(format!(
+                "{what}: a search is running; send stop and wait for bestmove first"
+            ))
+        } else {
+            Ok(())
+        }
+    }
+
+    fn execute(&mut self, cmd: Command) -> Result<Flow, String> {
+        match cmd {
+            Command::Uci => self.out.lines(&format::handshake(false)),
+            Command::Ugi => self.out.lines(&format::handshake(true)),
+            Command::IsReady => self.out.line(&format::readyok()),
+            Command::Debug(_) => {}
+            Command::SetOption { name, value } => {
+                let setting = Options::parse(&name, value.as_deref()).map_err(|e| e.to_string())?;
+                self.stop_search();
+                self.apply(setting);
+            }
+            Command::NewGame => {
+                self.stop_search();
+                self.engine.clear();
+                self.game = Game::from_rules(self.rules);
+            }
+            Command::Position { start, moves } => {
+                let game = self.build_game(&start, &moves)?;
+                self.stop_search();
+                self.game = game;
+            }
+            Command::Go(go) => self.go(&go)?,
+            Command::Stop => self.stop_search(),
+            Command::Quit => return Ok(Flow::Quit),
+            Command::Query(q) => self.query(q),
+            Command::Display => self.out.lines(&format::display(&self.game)),
+            Command::Eval => self.out.lines(&format::eval(self.game.position())),
+            Command::Perft(depth) => {
+                self.refuse_while_searching("perft")?;
+                let mut pos = *self.game.position();
+                let divide = perft::divide(&mut pos, depth);
+                self.out.lines(&format::perft(&divide, depth));
+            }
+            Command::Bench(depth) => {
+                self.refuse_while_searching("bench")?;
+                let r = bench::run(depth.unwrap_or(bench::DEFAULT_DEPTH), 16);
+                self.out.lines(&format::bench(&r));
+            }
+        }
+        Ok(Flow::Continue)
+    }
+
+    fn apply(&mut self, setting: Setting) {
+        let mut rules = self.rules;
+        match setting {
+            Setting::Hash(mb) => self.engine.set_hash_mb(mb),
+            Setting::Threads(n) => self.engine.set_threads(n),
+            Setting::MultiPv(n) => self.options.multipv = n,
+            Setting::Variant(v) => rules.variant = v,
+            Setting::Flying(f) => rules.flying = f,
+            Setting::MoveOverhead(ms) => self.options.move_overhead = ms,
+            Setting::ShowWdl(b) => self.options.show_wdl = b,
+            Setting::ClearHash => self.engine.clear(),
+        }
+        if rules != self.rules {
+            // A position of one rule set means nothing under another.
+            self.rules = rules;
+            self.game = Game::from_rules(rules);
+        }
+    }
+
+    /// The game `position` describes, or why there is none. Touches nothing.
+    fn build_game(&self, start: &Start, moves: &[MoveToken]) -> Result<Game, String> {
+        let pos = match start {
+            Start::StartPos => Position::new(self.rules),
+            Start::Fen(s) => Position::from_fen(s, self.rules)
+                .map_err(|e| format!("position: bad position string: {e}"))?,
+        };
+        let mut game = Game::new(pos);
+        for (i, t) in moves.iter().enumerate() {
+            game.play(t.mv)
+                .map_err(|e| format!("position: move {} {}: {e}", i + 1, quote(&t.text)))?;
+        }
+        Ok(game)
+    }
+
+    fn go(&mut self, go: &Go) -> Result<(), String> {
+        self.refuse_while_searching("go")?;
+        let show_wdl = self.options.show_wdl;
+        if let Some(o) = self.game.outcome() {
+            let mut w = self.out.lock();
+            w.line(&format::game_over_info(o, show_wdl));
+            w.line(&format::bestmove(None));
+            return Ok(());
+        }
+        let legal = self.game.legal_moves();
+        for (i, t) in go.searchmoves.iter().enumerate() {
+            if !legal.contains(t.mv) {
+                return Err(format!(
+                    "go: searchmoves: move {} {} is not legal here",
+                    i + 1,
+                    quote(&t.text)
+                ));
+            }
+        }
+        let limits = go.limits(
+            self.options.multipv,
+            Duration::from_millis(self.options.move_overhead),
+        );
+        let out = self.out.clone();
+        let report = Box::new(move |i: &Info| out.line(&format::info(i, show_wdl)));
+        let out = self.out.clone();
+        let flag = self.searching.clone();
+        let done = Box::new(move |r: SearchResult| {
+            let mut w = out.lock();
+            flag.store(false, Ordering::SeqCst);
+            w.line(&format::bestmove(r.best));
+        });
+        self.searching.store(true, Ordering::SeqCst);
+        self.engine.start(&self.game, limits, report, done);
+        Ok(())
+    }
+
+    fn query(&self, q: Query) {
+        let outcome = self.game.outcome();
+        let line = match q {
+            Query::GameOver => format::response(&outcome.is_some().to_string()),
+            Query::P1Turn => format::response(
+                &(self.game.position().side_to_move() == crate::types::Color::White).to_string(),
+            ),
+            Query::Result => format::response(outcome.map_or("none", |o| o.result_str())),
+            Query::Reason => format::response(outcome.map_or("none", |o| o.reason().name())),
+            Query::Fen => format::response(&self.game.position().to_fen()),
+            Query::LegalMoves => format::legal_moves(&self.game),
+        };
+        self.out.line(&line);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+    use std::sync::Mutex;
+
+    #[derive(Clone, Default)]
+    struct Buf(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Buf {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    impl Buf {
+        fn take(&self) -> Vec<String> {
+            let v = std::mem::take(&mut *self.0.lock().unwrap());
+            String::from_utf8(v)
+                .unwrap()
+                .lines()
+                .map(str::to_string)
+                .collect()
+        }
+    }
+
+    fn session() -> (Session, Buf) {
+        let buf = Buf::default();
+        (Session::new(Output::new(buf.clone())), buf)
+    }
+
+    #[test]
+    fn position_is_all_or_nothing() {
+        let (mut s, buf) = session();
+        s.handle_line("position startpos moves d6 a1");
+        let fen = s.game().position().to_fen();
+        s.handle_line("position startpos moves d7 d6 d7");
+        let out = buf.take();
+        assert_eq!(out.len(), 1);
+        assert!(
+            out[0].starts_with("info string error: position: move 3 'd7'"),
+            "{out:?}"
+        );
+        assert_eq!(s.game().position().to_fen(), fen);
+    }
+
+    #[test]
+    fn variant_change_resets_the_position() {
+        let (mut s, buf) = session();
+        s.handle_line("position startpos moves d6");
+        s.handle_line("setoption name UCI_Variant value twelve");
+        s.handle_line("query fen");
+        assert_eq!(
+            buf.take(),
+            ["response .../.../.../....../.../.../... w 12 12 0 1"]
+        );
+    }
+
+    #[test]
+    fn go_and_stop() {
+        let (mut s, buf) = session();
+        s.handle_line("go depth 2");
+        s.handle_line("stop");
+        assert!(!s.is_searching());
+        let out = buf.take();
+        assert_eq!(out.iter().filter(|l| l.starts_with("bestmove")).count(), 1);
+    }
+}
