@@ -22,6 +22,7 @@ pub const MAX_THREADS: usize = 256;
 /// The engine: owns the table and the threads, runs one search at a time.
 pub struct Engine {
     tt: Arc<TranspositionTable>,
+    hash_mb: usize,
     threads: usize,
     pool: Arc<rayon::ThreadPool>,
     stop: Arc<AtomicBool>,
@@ -54,6 +55,7 @@ impl Engine {
     pub fn with_hash_mb(mb: usize) -> Engine {
         Engine {
             tt: Arc::new(TranspositionTable::new(mb.clamp(1, MAX_HASH_MB))),
+            hash_mb: mb.clamp(1, MAX_HASH_MB),
             threads: 1,
             pool: build_pool(1),
             stop: Arc::new(AtomicBool::new(false)),
@@ -63,8 +65,27 @@ impl Engine {
 
     /// Resizes the table (clearing it). Waits for a running search to end first.
     pub fn set_hash_mb(&mut self, mb: usize) {
+        self.try_set_hash_mb(mb).expect("memory for the table");
+    }
+
+    /// Resizes the table (clearing it), or keeps the old one and says why when the memory
+    /// cannot be had. Waits for a running search to end first.
+    pub fn try_set_hash_mb(&mut self, mb: usize) -> Result<(), String> {
         self.stop_and_wait();
-        self.tt = Arc::new(TranspositionTable::new(mb.clamp(1, MAX_HASH_MB)));
+        let mb = mb.clamp(1, MAX_HASH_MB);
+        // Free the old table first so that old and new never need to fit together.
+        self.tt = Arc::new(TranspositionTable::new(1));
+        match TranspositionTable::try_new(mb) {
+            Ok(tt) => {
+                self.tt = Arc::new(tt);
+                Ok(())
+            }
+            Err(e) => {
+                self.tt = Arc::new(TranspositionTable::new(self.hash_mb));
+                Err(e)
+            }
+        }
+        .map(|()| self.hash_mb = mb)
     }
 
     /// Sets the number of search threads. Waits for a running search to end first.

@@ -91,15 +91,35 @@ pub struct TranspositionTable {
 }
 
 impl TranspositionTable {
-    /// A table of about `mb` mebibytes (at least one bucket).
+    /// A table of about `mb` mebibytes (at least one bucket). Panics if memory runs out; see
+    /// [`TranspositionTable::try_new`].
     pub fn new(mb: usize) -> TranspositionTable {
-        let count = (mb.max(1) * 1024 * 1024 / std::mem::size_of::<Bucket>()).max(1);
-        let mut buckets = Vec::with_capacity(count);
+        Self::try_new(mb).expect("memory for the transposition table")
+    }
+
+    /// A table of about `mb` mebibytes, or an error when the memory cannot be had. Sizes beyond
+    /// the memory the system reports available are refused up front: the table is written in
+    /// full when it is made, and overcommitted memory would end the process instead.
+    pub fn try_new(mb: usize) -> Result<TranspositionTable, String> {
+        let bytes = mb.max(1).saturating_mul(1024 * 1024);
+        if let Some(avail) = available_memory() {
+            if bytes as u64 > avail / 10 * 9 {
+                return Err(format!(
+                    "{mb} MiB is more than the {} MiB of memory available",
+                    avail / (1024 * 1024)
+                ));
+            }
+        }
+        let count = (bytes / std::mem::size_of::<Bucket>()).max(1);
+        let mut buckets = Vec::new();
+        buckets
+            .try_reserve_exact(count)
+            .map_err(|e| format!("cannot allocate {mb} MiB: {e}"))?;
         buckets.resize_with(count, Bucket::default);
-        TranspositionTable {
+        Ok(TranspositionTable {
             buckets,
             generation: AtomicU8::new(0),
-        }
+        })
     }
 
     /// The table size in mebibytes.
@@ -209,6 +229,14 @@ impl TranspositionTable {
     }
 }
 
+/// Available memory in bytes as Linux reports it; `None` elsewhere.
+fn available_memory() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -231,6 +259,11 @@ mod tests {
         assert_eq!(e.depth, 9);
         tt.clear();
         assert!(tt.probe(0xDEAD_BEEF_1234).is_none());
+    }
+
+    #[test]
+    fn absurd_sizes_are_refused() {
+        assert!(TranspositionTable::try_new(1 << 40).is_err());
     }
 
     #[test]

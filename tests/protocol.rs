@@ -793,3 +793,16 @@ fn show_wdl() {
         assert_eq!(sum, 1000, "{l}");
     }
 }
+
+#[test]
+fn hash_beyond_memory_is_refused_and_the_engine_keeps_playing() {
+    let mut e = Engine::start();
+    e.send("position startpos moves d6 a1");
+    assert_rejected(
+        &mut e,
+        b"setoption name Hash value 65536",
+        "the table keeps its size",
+    );
+    let lines = e.go("depth 3");
+    assert!(bestmove_of(&lines) != "0000");
+}

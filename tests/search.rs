@@ -14,7 +14,8 @@ const TWELVE: Rules = Rules::new(Variant::Twelve, true);
 fn game(fen: &str, rules: Rules, moves: &str) -> Game {
     let mut g = Game::new(Position::from_fen(fen, rules).unwrap());
     for m in moves.split_whitespace() {
-        g.play(m.parse().unwrap()).unwrap_or_else(|e| panic!("{m}: {e}"));
+        g.play(m.parse().unwrap())
+            .unwrap_or_else(|e| panic!("{m}: {e}"));
     }
     g
 }
@@ -48,15 +49,25 @@ fn stops_a_double_mill_threat_while_placing() {
     // Black's d7 and g1 meet at g7: a piece there would threaten a7 and g4 at once. A quiet
     // placement elsewhere loses a piece; White must occupy a point of those lines, or gain a
     // tempo with a threat of its own.
-    let g = game(".B./.../.../WBW.../.../.../..B w 6 6 0 4", NINE, "");
-    let passive = search(&g, 8, &["d2"]);
-    assert!(passive.score < -60, "the threat is real: {}", passive.score);
+    let g = game(".B./.W./.../....../.../.B./WWB w 6 6 0 4", NINE, "");
+    let passive = search(&g, 8, &["e4"]);
+    assert!(passive.score < -50, "the threat is real: {}", passive.score);
     let r = search(&g, 8, &[]);
-    assert!(r.score > -60, "White should hold: {} with {}", r.score, best(&r));
+    assert!(
+        r.score > -40,
+        "White should hold: {} with {}",
+        r.score,
+        best(&r)
+    );
     let mut after = g.clone();
     after.play(r.best.unwrap()).unwrap();
     let reply = search(&after, 8, &[]);
-    assert!(reply.score < 60, "Black gains after {}: {}", best(&r), reply.score);
+    assert!(
+        reply.score < 40,
+        "Black gains after {}: {}",
+        best(&r),
+        reply.score
+    );
 }
 
 #[test]
@@ -140,7 +151,8 @@ fn bestmove_is_legal_from_random_positions() {
                 // The whole principal variation is playable.
                 let mut line = g.clone();
                 for &pm in &r.pv {
-                    line.play(pm).unwrap_or_else(|e| panic!("pv {pm}: {e} in {}", g.position()));
+                    line.play(pm)
+                        .unwrap_or_else(|e| panic!("pv {pm}: {e} in {}", g.position()));
                 }
             }
             None => assert!(legal.is_empty(), "no move from {}", g.position()),

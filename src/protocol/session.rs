@@ -145,7 +145,7 @@ impl Session {
             Command::SetOption { name, value } => {
                 let setting = Options::parse(&name, value.as_deref()).map_err(|e| e.to_string())?;
                 self.stop_search();
-                self.apply(setting);
+                self.apply(setting)?;
             }
             Command::NewGame => {
                 self.stop_search();
@@ -178,10 +178,13 @@ impl Session {
         Ok(Flow::Continue)
     }
 
-    fn apply(&mut self, setting: Setting) {
+    fn apply(&mut self, setting: Setting) -> Result<(), String> {
         let mut rules = self.rules;
         match setting {
-            Setting::Hash(mb) => self.engine.set_hash_mb(mb),
+            Setting::Hash(mb) => self
+                .engine
+                .try_set_hash_mb(mb)
+                .map_err(|e| format!("setoption: Hash {mb}: {e}; the table keeps its size"))?,
             Setting::Threads(n) => self.engine.set_threads(n),
             Setting::MultiPv(n) => self.options.multipv = n,
             Setting::Variant(v) => rules.variant = v,
@@ -195,6 +198,7 @@ impl Session {
             self.rules = rules;
             self.game = Game::from_rules(rules);
         }
+        Ok(())
     }
 
     /// The game `position` describes, or why there is none. Touches nothing.
