@@ -724,6 +724,12 @@ impl<'a> Searcher<'a> {
             depth += 1;
         }
         self.flush_nodes();
+        // A stop cuts an iteration short: one more line, so that the last report shows the
+        // move that will be played.
+        if self.is_main() && self.stopped && self.root_moves[0].score > -INFINITE {
+            let info = self.info(completed.max(1), 0);
+            report(&info);
+        }
         let best = &self.root_moves[0];
         SearchResult {
             best: Some(best.mv),
