@@ -121,6 +121,9 @@ pub struct Config {
     pub settings: Settings,
     /// Stop when decided (two engines only).
     pub sprt: Option<Sprt>,
+    /// Games before an SPRT decision may stop the match (the LLR's normal approximation is
+    /// poor on a handful of games).
+    pub sprt_min_games: usize,
     /// Start fresh engine processes for every game.
     pub restart_each_game: bool,
     /// PGN output.
@@ -362,7 +365,7 @@ pub fn run(config: &Config) -> Result<MatchResult, String> {
                 }
             }
             if let (Some(sprt), Some(ps)) = (&config.sprt, result.pairings.get(&(0, 1))) {
-                if ps.penta.pairs() > 0 {
+                if ps.penta.pairs() > 0 && ps.wdl.games() as usize >= config.sprt_min_games {
                     let llr = sprt.llr_pentanomial(&ps.penta);
                     let d = sprt.decision(llr);
                     result.sprt = Some((llr, d));
@@ -590,6 +593,7 @@ mod tests {
                 max_plies: None,
             },
             sprt: None,
+            sprt_min_games: 0,
             restart_each_game: false,
             pgn: None,
             jsonl: None,

@@ -284,6 +284,7 @@ fn sprt_stops_and_greedy_beats_random() {
     );
     let recs = records(&jsonl);
     assert!(recs.len() < 1000, "SPRT did not stop: {} games", recs.len());
+    assert!(recs.len() >= 20, "SPRT stopped before --sprt-min-games");
     assert!(out.contains("H1 accepted"), "{out}");
     assert!(err.contains("SPRT decided"), "{err}");
     let greedy_points: f64 = recs

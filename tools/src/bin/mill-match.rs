@@ -92,6 +92,9 @@ struct Cli {
     /// E.g. --sprt elo0=0 elo1=5 alpha=0.05 beta=0.05
     #[arg(long, value_name = "KEY=VALUE", num_args = 1..=4)]
     sprt: Vec<String>,
+    /// Games played before an SPRT decision may stop the match.
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    sprt_min_games: usize,
     /// Write the games as PGN-like text.
     #[arg(long, value_name = "FILE")]
     pgn: Option<PathBuf>,
@@ -181,6 +184,7 @@ fn run(cli: Cli, groups: Vec<Vec<String>>) -> Result<ExitCode, String> {
             max_plies: cli.max_plies,
         },
         sprt,
+        sprt_min_games: cli.sprt_min_games,
         restart_each_game: cli.restart,
         pgn: cli.pgn,
         jsonl: cli.jsonl,
