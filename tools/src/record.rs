@@ -102,35 +102,38 @@ impl GameRecord {
         let (mut number, mut side) = start
             .map(|p| (p.fullmove(), p.side_to_move()))
             .unwrap_or((1, Color::White));
-        let mut text = String::new();
+        // Units that a line break never splits: a move with its number, the comment, the result.
+        let mut units: Vec<String> = Vec::new();
         for (i, m) in self.moves.iter().enumerate() {
-            if side == Color::White {
-                let _ = write!(text, "{number}. ");
+            let unit = if side == Color::White {
+                format!("{number}. {m}")
             } else if i == 0 {
-                let _ = write!(text, "{number}... ");
-            }
-            let _ = write!(text, "{m} ");
+                format!("{number}... {m}")
+            } else {
+                m.clone()
+            };
+            units.push(unit);
             if side == Color::Black {
                 number += 1;
             }
             side = side.other();
         }
         if !self.detail.is_empty() {
-            let _ = write!(text, "{{{}}} ", self.detail.replace('}', ")"));
+            units.push(format!("{{{}}}", self.detail.replace('}', ")")));
         }
-        text.push_str(&self.result);
+        units.push(self.result.clone());
         // Wrap at about 80 columns.
         let mut col = 0;
-        for word in text.split(' ') {
-            if col > 0 && col + 1 + word.len() > 80 {
+        for unit in units {
+            if col > 0 && col + 1 + unit.len() > 80 {
                 s.push('\n');
                 col = 0;
             } else if col > 0 {
                 s.push(' ');
                 col += 1;
             }
-            s.push_str(word);
-            col += word.len();
+            col += unit.len();
+            s.push_str(&unit);
         }
         s.push_str("\n\n");
         s

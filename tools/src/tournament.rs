@@ -14,8 +14,8 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 use std::io::Write;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{mpsc, Arc};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc, Condvar, Mutex};
 
 /// What plays: a process or a built-in.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -280,7 +280,11 @@ pub fn run(config: &Config) -> Result<MatchResult, String> {
     let mut pgn = open(&config.pgn)?;
     let mut jsonl = open(&config.jsonl)?;
     let names: Vec<String> = config.engines.iter().map(|e| e.name.clone()).collect();
-    let next = AtomicUsize::new(0);
+    // Games handed out and games whose results the main thread has taken in: workers start a
+    // game only while fewer than `workers` are unaccounted for, so that a stop (SPRT) takes
+    // effect at once even when games take microseconds.
+    let sched = Mutex::new((0usize, 0usize));
+    let wake = Condvar::new();
     let stop = AtomicBool::new(false);
     let (tx, rx) = mpsc::channel::<GameRecord>();
     let games_ref = &games;
@@ -302,7 +306,7 @@ pub fn run(config: &Config) -> Result<MatchResult, String> {
     std::thread::scope(|scope| -> Result<(), String> {
         for _ in 0..workers {
             let tx = tx.clone();
-            let next = &next;
+            let (sched, wake) = (&sched, &wake);
             let stop = stop.clone();
             let names = &names;
             scope.spawn(move || {
@@ -312,10 +316,17 @@ pub fn run(config: &Config) -> Result<MatchResult, String> {
                     .map(|e| player_for(e, config.restart_each_game))
                     .collect();
                 loop {
-                    if stop.load(Ordering::Relaxed) {
-                        return;
-                    }
-                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let i = {
+                        let mut s = sched.lock().expect("lock");
+                        while !stop.load(Ordering::Relaxed) && s.0 - s.1 >= workers {
+                            s = wake.wait(s).expect("lock");
+                        }
+                        if stop.load(Ordering::Relaxed) {
+                            return;
+                        }
+                        s.0 += 1;
+                        s.0 - 1
+                    };
                     let Some(spec) = games_ref.get(i) else {
                         return;
                     };
@@ -346,6 +357,7 @@ pub fn run(config: &Config) -> Result<MatchResult, String> {
         let mut next_to_write = 1usize;
         let mut pair_half: HashMap<(usize, usize, usize), GameResult> = HashMap::new();
         let mut done = 0usize;
+        let mut write_error = None;
         for rec in rx {
             done += 1;
             let w = index_of[rec.white.as_str()];
@@ -373,12 +385,10 @@ pub fn run(config: &Config) -> Result<MatchResult, String> {
                         && !stop.swap(true, Ordering::Relaxed)
                         && config.progress
                     {
-                        {
-                            eprintln!(
-                                "SPRT decided after {done} games: {} (LLR {llr:.2}); finishing the games in progress",
-                                decision_text(d)
-                            );
-                        }
+                        eprintln!(
+                            "SPRT decided after {done} games: {} (LLR {llr:.2}); finishing the games in progress",
+                            decision_text(d)
+                        );
                     }
                 }
             }
@@ -388,14 +398,24 @@ pub fn run(config: &Config) -> Result<MatchResult, String> {
                     progress_line(config, &result, &rec, done, games.len())
                 );
             }
+            sched.lock().expect("lock").1 += 1;
+            wake.notify_all();
             pending.insert(rec.game, rec);
             // Write in schedule order; games skipped after a stop leave gaps, which the
             // final flush below closes.
             while let Some(r) = pending.remove(&next_to_write) {
-                write_record(&r, &mut pgn, &mut jsonl)?;
+                if let Err(e) = write_record(&r, &mut pgn, &mut jsonl) {
+                    // Stop the match, but let the workers see it and end.
+                    write_error.get_or_insert(e);
+                    stop.store(true, Ordering::Relaxed);
+                    wake.notify_all();
+                }
                 result.records.push(r);
                 next_to_write += 1;
             }
+        }
+        if let Some(e) = write_error {
+            return Err(e);
         }
         for (_, r) in std::mem::take(&mut pending) {
             write_record(&r, &mut pgn, &mut jsonl)?;
