@@ -1,2 +1,19 @@
-//! Shared code of the Millstone tools.
+//! Shared code of the Millstone tools: the match runner (`mill-match`), self-play
+//! (`mill-selfplay`) and analysis (`mill-analyze`).
+//!
+//! - [`protocol`]: engines as subprocesses speaking the protocol, with bounded waits.
+//! - [`builtin`]: the `random` and `greedy` players.
+//! - [`input`]: position lines (opening books, analysis input) and random openings.
+//! - [`referee`]: one game, refereed by the library.
+//! - [`record`]: game records (JSONL, PGN) and their replay check.
+//! - [`tournament`]: schedules, workers, statistics, SPRT.
+//! - [`stats`]: Elo, LOS, pentanomial, SPRT.
 #![deny(missing_docs)]
+
+pub mod builtin;
+pub mod input;
+pub mod protocol;
+pub mod record;
+pub mod referee;
+pub mod stats;
+pub mod tournament;

@@ -1,0 +1,248 @@
+//! `mill-analyze`: the engine's view of positions: best move, score, WDL and principal
+//! variations, through the library in-process.
+
+use clap::{Parser, ValueEnum};
+use millstone::search::{self, Info, Limits, Score};
+use millstone::{Engine, Game, Rules, Variant};
+use millstone_tools::input::parse_line;
+use serde::Serialize;
+use std::io::{BufRead, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+#[derive(Copy, Clone, Debug, ValueEnum)]
+enum Format {
+    Text,
+    Jsonl,
+}
+
+/// Analyses positions, one a line: a position string, `fen <6 fields> [moves ...]`,
+/// `startpos [moves ...]` or `moves m1 m2 ...` (from the start). Blank lines and `#`
+/// comments are skipped; a bad line is reported on stderr and skipped, and the exit code is
+/// then 1.
+#[derive(Parser, Debug)]
+#[command(
+    name = "mill-analyze",
+    version,
+    after_help = "Example:\n  echo 'moves d6 a1 d7' | mill-analyze --depth 10 --multipv 3"
+)]
+struct Cli {
+    /// Read positions from this file (default: standard input).
+    #[arg(long, short)]
+    file: Option<PathBuf>,
+    /// Search depth (default 8 when no --movetime is given).
+    #[arg(long)]
+    depth: Option<i32>,
+    /// Milliseconds per position.
+    #[arg(long, value_name = "MS")]
+    movetime: Option<u64>,
+    /// Number of best lines to show.
+    #[arg(long, default_value_t = 1)]
+    multipv: usize,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    format: Format,
+    /// nine or twelve.
+    #[arg(long, default_value = "nine")]
+    variant: Variant,
+    /// Turn flying off.
+    #[arg(long)]
+    no_flying: bool,
+    /// Transposition table in MiB.
+    #[arg(long, default_value_t = 16)]
+    hash: usize,
+    /// Search threads.
+    #[arg(long, default_value_t = 1)]
+    threads: usize,
+}
+
+#[derive(Serialize)]
+struct LineOut {
+    multipv: usize,
+    #[serde(rename = "move")]
+    mv: String,
+    score: String,
+    wdl: [u32; 3],
+    depth: i32,
+    nodes: u64,
+    pv: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct PositionOut {
+    line: usize,
+    input: String,
+    fen: String,
+    bestmove: Option<String>,
+    game_over: Option<String>,
+    lines: Vec<LineOut>,
+}
+
+fn score_text(s: i32) -> String {
+    match Score::from_internal(s) {
+        Score::Cp(c) => format!("cp {c}"),
+        Score::Mate(m) => format!("mate {m}"),
+    }
+}
+
+fn analyse(engine: &mut Engine, game: &Game, cli: &Cli) -> (Option<String>, Vec<LineOut>) {
+    let limits = Limits {
+        depth: cli.depth.or(if cli.movetime.is_none() {
+            Some(8)
+        } else {
+            None
+        }),
+        clock: millstone::timeman::Clock {
+            movetime: cli.movetime.map(Duration::from_millis),
+            ..Default::default()
+        },
+        multipv: cli.multipv.max(1),
+        ..Limits::default()
+    };
+    let infos: Arc<Mutex<Vec<Info>>> = Arc::new(Mutex::new(Vec::new()));
+    let sink = infos.clone();
+    let r = engine.search(
+        game,
+        &limits,
+        Box::new(move |info: &Info| {
+            let mut v = sink.lock().expect("lock");
+            let k = info.multipv.saturating_sub(1);
+            if v.len() <= k {
+                v.resize(k + 1, info.clone());
+            }
+            v[k] = info.clone();
+        }),
+    );
+    let infos = infos.lock().expect("lock").clone();
+    let mut lines: Vec<LineOut> = infos
+        .iter()
+        .filter(|i| !i.pv.is_empty())
+        .map(|i| LineOut {
+            multipv: i.multipv,
+            mv: i.pv[0].to_string(),
+            score: score_text(i.score),
+            wdl: {
+                let (w, d, l) = search::wdl(i.score);
+                [w, d, l]
+            },
+            depth: i.depth,
+            nodes: i.nodes,
+            pv: i.pv.iter().map(|m| m.to_string()).collect(),
+        })
+        .collect();
+    if lines.is_empty() {
+        if let Some(b) = r.best {
+            let (w, d, l) = search::wdl(r.score);
+            lines.push(LineOut {
+                multipv: 1,
+                mv: b.to_string(),
+                score: score_text(r.score),
+                wdl: [w, d, l],
+                depth: r.depth,
+                nodes: r.nodes,
+                pv: r.pv.iter().map(|m| m.to_string()).collect(),
+            });
+        }
+    }
+    (r.best.map(|m| m.to_string()), lines)
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let rules = Rules::new(cli.variant, !cli.no_flying);
+    let reader: Box<dyn BufRead> = match &cli.file {
+        Some(p) => match std::fs::File::open(p) {
+            Ok(f) => Box::new(std::io::BufReader::new(f)),
+            Err(e) => {
+                eprintln!("mill-analyze: error: cannot read {}: {e}", p.display());
+                return ExitCode::from(2);
+            }
+        },
+        None => Box::new(std::io::BufReader::new(std::io::stdin())),
+    };
+    let source = cli
+        .file
+        .as_ref()
+        .map_or("stdin".to_string(), |p| p.display().to_string());
+    let mut engine = Engine::new();
+    engine.set_hash_mb(cli.hash);
+    engine.set_threads(cli.threads);
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let mut failed = 0usize;
+    for (n, line) in reader.lines().enumerate() {
+        let n = n + 1;
+        let line = match line {
+            Ok(l) => l,
+            Err(e) => {
+                eprintln!("mill-analyze: {source}:{n}: cannot read: {e}");
+                failed += 1;
+                break;
+            }
+        };
+        let game = match parse_line(&line, rules) {
+            Ok(None) => continue,
+            Ok(Some(g)) => g,
+            Err(e) => {
+                eprintln!("mill-analyze: {source}:{n}: {e}");
+                failed += 1;
+                continue;
+            }
+        };
+        let fen = game.position().to_fen();
+        let (best, lines, over) = match game.outcome() {
+            Some(o) => (None, Vec::new(), Some(o.to_string())),
+            None => {
+                let (b, l) = analyse(&mut engine, &game, &cli);
+                (b, l, None)
+            }
+        };
+        let written = match cli.format {
+            Format::Jsonl => {
+                let p = PositionOut {
+                    line: n,
+                    input: line.trim().to_string(),
+                    fen,
+                    bestmove: best,
+                    game_over: over,
+                    lines,
+                };
+                writeln!(out, "{}", serde_json::to_string(&p).expect("serializable"))
+            }
+            Format::Text => {
+                let mut s = format!("position {fen}\n");
+                if let Some(o) = over {
+                    s += &format!("  game over: {o}\n");
+                }
+                for l in &lines {
+                    s += &format!(
+                        "  {}. {:<10} {:<9} wdl {}/{}/{}  depth {}  pv {}\n",
+                        l.multipv,
+                        l.mv,
+                        l.score,
+                        l.wdl[0],
+                        l.wdl[1],
+                        l.wdl[2],
+                        l.depth,
+                        l.pv.join(" ")
+                    );
+                }
+                if let Some(b) = best {
+                    s += &format!("  bestmove {b}\n");
+                }
+                write!(out, "{s}")
+            }
+        };
+        if written.and_then(|_| out.flush()).is_err() {
+            return ExitCode::from(2);
+        }
+    }
+    if failed > 0 {
+        eprintln!("mill-analyze: {failed} line(s) failed");
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}

@@ -1,0 +1,321 @@
+//! `mill-selfplay`: games of the engine against itself, in-process through the library, for
+//! training data and quick sanity checks. One JSON line per position.
+
+use clap::Parser;
+use millstone::search::{Info, Limits, Score};
+use millstone::{Engine, Game, Move, Rules, Variant};
+use millstone_tools::input::random_opening;
+use rand::rngs::StdRng;
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+use rayon::prelude::*;
+use serde::Serialize;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Plays the engine against itself through the library (no processes), games spread over the
+/// cores, and writes one JSON line per position: position, move played, search score, and the
+/// final result from the mover's view.
+#[derive(Parser, Debug)]
+#[command(
+    name = "mill-selfplay",
+    version,
+    after_help = "Example:\n  mill-selfplay --games 100 --depth 6 --random-opening 4 --random-moves 2 --seed 1 -o selfplay.jsonl"
+)]
+struct Cli {
+    /// Number of games.
+    #[arg(long, default_value_t = 10)]
+    games: usize,
+    /// Search depth per move.
+    #[arg(long)]
+    depth: Option<i32>,
+    /// Nodes per move.
+    #[arg(long)]
+    nodes: Option<u64>,
+    /// Milliseconds per move (not reproducible).
+    #[arg(long, value_name = "MS")]
+    movetime: Option<u64>,
+    /// Random plies from the start before the engine plays (seeded per game).
+    #[arg(long, value_name = "K", default_value_t = 4)]
+    random_opening: usize,
+    /// After the opening, the first K moves of each game are chosen uniformly at random
+    /// (the position is still searched and recorded).
+    #[arg(long, value_name = "K", default_value_t = 0)]
+    random_moves: usize,
+    /// Choose among the best --multipv moves with probability ~ exp(score / (100 * T));
+    /// 0 plays the best move.
+    #[arg(long, value_name = "T", default_value_t = 0.0)]
+    temperature: f64,
+    /// Candidate moves for --temperature.
+    #[arg(long, default_value_t = 4)]
+    multipv: usize,
+    /// Seed of openings and random choices.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Worker threads (one engine each); default: all cores.
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Transposition table per engine in MiB.
+    #[arg(long, default_value_t = 16)]
+    hash: usize,
+    /// Adjudicate a draw after this many plies.
+    #[arg(long, default_value_t = 400)]
+    max_plies: usize,
+    /// nine or twelve.
+    #[arg(long, default_value = "nine")]
+    variant: Variant,
+    /// Turn flying off.
+    #[arg(long)]
+    no_flying: bool,
+    /// Output file (default: standard output).
+    #[arg(long, short)]
+    output: Option<PathBuf>,
+    /// No progress lines on stderr.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+#[derive(Serialize)]
+struct PositionLine {
+    game: usize,
+    ply: usize,
+    fen: String,
+    #[serde(rename = "move")]
+    mv: String,
+    score: String,
+    score_cp: i32,
+    depth: i32,
+    random: bool,
+    result: f64,
+    game_result: String,
+    reason: String,
+}
+
+struct GameOut {
+    lines: Vec<PositionLine>,
+    result: String,
+}
+
+fn mix(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^ (x >> 31)
+}
+
+fn score_text(s: i32) -> String {
+    match Score::from_internal(s) {
+        Score::Cp(c) => format!("cp {c}"),
+        Score::Mate(m) => format!("mate {m}"),
+    }
+}
+
+fn play_one(cli: &Cli, rules: Rules, engine: &mut Engine, id: usize) -> GameOut {
+    let mut rng = StdRng::seed_from_u64(mix(cli.seed ^ mix(id as u64)));
+    engine.clear();
+    let start = random_opening(rules, cli.random_opening, &mut rng);
+    let mut game = Game::new(start);
+    let temperature = cli.temperature.max(0.0);
+    let mut rows: Vec<(usize, String, Move, i32, i32, bool, millstone::Color)> = Vec::new();
+    let outcome = loop {
+        if let Some(o) = game.outcome() {
+            break (o.result_str().to_string(), o.reason().name().to_string());
+        }
+        if game.moves().len() >= cli.max_plies {
+            break ("1/2-1/2".to_string(), "maxplies".to_string());
+        }
+        let multipv = if temperature > 0.0 {
+            cli.multipv.max(1)
+        } else {
+            1
+        };
+        let limits = Limits {
+            depth: cli.depth,
+            nodes: cli.nodes,
+            clock: millstone::timeman::Clock {
+                movetime: cli.movetime.map(Duration::from_millis),
+                ..Default::default()
+            },
+            multipv,
+            ..Limits::default()
+        };
+        let lines: Arc<Mutex<Vec<Info>>> = Arc::new(Mutex::new(Vec::new()));
+        let sink = lines.clone();
+        let r = engine.search(
+            &game,
+            &limits,
+            Box::new(move |info: &Info| {
+                let mut v = sink.lock().expect("lock");
+                let k = info.multipv.saturating_sub(1);
+                if v.len() <= k {
+                    v.resize(k + 1, info.clone());
+                }
+                v[k] = info.clone();
+            }),
+        );
+        let best = r
+            .best
+            .expect("the search finds a move while the game is on");
+        let ply = game.moves().len();
+        // Plies count from the game's start, after the random opening.
+        let random = ply < cli.random_moves;
+        let mv = if random {
+            *game
+                .legal_moves()
+                .as_slice()
+                .choose(&mut rng)
+                .expect("moves exist")
+        } else if temperature > 0.0 {
+            let cands = lines.lock().expect("lock").clone();
+            sample(&cands, temperature, &mut rng).unwrap_or(best)
+        } else {
+            best
+        };
+        let side = game.position().side_to_move();
+        rows.push((
+            ply,
+            game.position().to_fen(),
+            mv,
+            r.score,
+            r.depth,
+            random,
+            side,
+        ));
+        game.play(mv).expect("the engine's move is legal");
+    };
+    let (result, reason) = outcome;
+    let lines = rows
+        .into_iter()
+        .map(|(ply, fen, mv, score, depth, random, side)| {
+            let white = match result.as_str() {
+                "1-0" => 1.0,
+                "0-1" => 0.0,
+                _ => 0.5,
+            };
+            PositionLine {
+                game: id + 1,
+                ply,
+                fen,
+                mv: mv.to_string(),
+                score: score_text(score),
+                score_cp: score,
+                depth,
+                random,
+                result: if side == millstone::Color::White {
+                    white
+                } else {
+                    1.0 - white
+                },
+                game_result: result.clone(),
+                reason: reason.clone(),
+            }
+        })
+        .collect();
+    GameOut { lines, result }
+}
+
+fn sample(cands: &[Info], temperature: f64, rng: &mut impl Rng) -> Option<Move> {
+    let cands: Vec<&Info> = cands.iter().filter(|i| !i.pv.is_empty()).collect();
+    let max = cands.iter().map(|i| i.score).max()?;
+    let weights: Vec<f64> = cands
+        .iter()
+        .map(|i| ((i.score - max) as f64 / (100.0 * temperature)).exp())
+        .collect();
+    let total: f64 = weights.iter().sum();
+    let mut x = rng.gen::<f64>() * total;
+    for (i, w) in weights.iter().enumerate() {
+        if x < *w {
+            return Some(cands[i].pv[0]);
+        }
+        x -= w;
+    }
+    cands.last().map(|i| i.pv[0])
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    if cli.depth.is_none() && cli.nodes.is_none() && cli.movetime.is_none() {
+        eprintln!("mill-selfplay: error: give --depth, --nodes or --movetime");
+        return ExitCode::from(2);
+    }
+    let rules = Rules::new(cli.variant, !cli.no_flying);
+    let threads = cli
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .max(1);
+    let pool = match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("mill-selfplay: error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let t0 = Instant::now();
+    let done = AtomicUsize::new(0);
+    let results: Vec<GameOut> = pool.install(|| {
+        (0..cli.games)
+            .into_par_iter()
+            .map_init(
+                || {
+                    let mut e = Engine::new();
+                    e.set_hash_mb(cli.hash);
+                    e
+                },
+                |engine, id| {
+                    let g = play_one(&cli, rules, engine, id);
+                    let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+                    if !cli.quiet {
+                        eprintln!(
+                            "[{n}/{}] game {}: {} in {} plies",
+                            cli.games,
+                            id + 1,
+                            g.result,
+                            g.lines.len()
+                        );
+                    }
+                    g
+                },
+            )
+            .collect()
+    });
+    let mut out: Box<dyn Write> = match &cli.output {
+        Some(p) => match std::fs::File::create(p) {
+            Ok(f) => Box::new(std::io::BufWriter::new(f)),
+            Err(e) => {
+                eprintln!("mill-selfplay: error: cannot create {}: {e}", p.display());
+                return ExitCode::from(2);
+            }
+        },
+        None => Box::new(std::io::BufWriter::new(std::io::stdout())),
+    };
+    let (mut w, mut d, mut l, mut positions) = (0, 0, 0, 0);
+    for g in &results {
+        match g.result.as_str() {
+            "1-0" => w += 1,
+            "0-1" => l += 1,
+            _ => d += 1,
+        }
+        for line in &g.lines {
+            positions += 1;
+            let s = serde_json::to_string(line).expect("serializable");
+            if writeln!(out, "{s}").is_err() {
+                eprintln!("mill-selfplay: error: cannot write the output");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    if out.flush().is_err() {
+        eprintln!("mill-selfplay: error: cannot write the output");
+        return ExitCode::from(2);
+    }
+    eprintln!(
+        "{} games, {positions} positions, white wins {w}, draws {d}, black wins {l}, {:.1}s on {threads} threads",
+        results.len(),
+        t0.elapsed().as_secs_f64()
+    );
+    ExitCode::SUCCESS
+}
