@@ -12,12 +12,16 @@ fn bench_perft(c: &mut Criterion) {
         let mut pos = Position::new(Rules::new(variant, true));
         let leaves = perft(&mut pos, depth);
         group.throughput(Throughput::Elements(leaves));
-        group.bench_with_input(BenchmarkId::new(format!("bulk-{name}"), depth), &depth, |b, &d| {
-            b.iter(|| assert_eq!(perft(&mut pos, d), leaves))
-        });
-        group.bench_with_input(BenchmarkId::new(format!("full-{name}"), depth), &depth, |b, &d| {
-            b.iter(|| assert_eq!(perft_full(&mut pos, d), leaves))
-        });
+        group.bench_with_input(
+            BenchmarkId::new(format!("bulk-{name}"), depth),
+            &depth,
+            |b, &d| b.iter(|| assert_eq!(perft(&mut pos, d), leaves)),
+        );
+        group.bench_with_input(
+            BenchmarkId::new(format!("full-{name}"), depth),
+            &depth,
+            |b, &d| b.iter(|| assert_eq!(perft_full(&mut pos, d), leaves)),
+        );
     }
     group.finish();
 }

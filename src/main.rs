@@ -6,7 +6,11 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 #[derive(Parser)]
-#[command(name = "millstone", version, about = "A strong engine for the mill game")]
+#[command(
+    name = "millstone",
+    version,
+    about = "A strong engine for the mill game"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,

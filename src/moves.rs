@@ -327,7 +327,9 @@ mod tests {
 
     #[test]
     fn bad_notation() {
-        for s in ["", "z9", "d4", "d6-d6", "d6xd6", "d6-", "-d5", "d6x", "d6-d5-d4", "d6xa1xb2"] {
+        for s in [
+            "", "z9", "d4", "d6-d6", "d6xd6", "d6-", "-d5", "d6x", "d6-d5-d4", "d6xa1xb2",
+        ] {
             assert!(s.parse::<Move>().is_err(), "{s}");
         }
     }

@@ -2,8 +2,8 @@
 //! the rule-based end of the game.
 
 use crate::bitboard::Bitboard;
-use crate::moves::{Move, MoveList};
 use crate::movegen;
+use crate::moves::{Move, MoveList};
 use crate::topology::Topology;
 use crate::types::{ByColor, Color, Point, Rules, Variant};
 use crate::zobrist;
@@ -229,7 +229,10 @@ impl fmt::Display for IllegalMove {
                 write!(f, "{a} and {b} are not adjacent and the side cannot fly")
             }
             IllegalMove::RemovalRequired => {
-                write!(f, "the move closes a mill and must name a removal (like d6xa1)")
+                write!(
+                    f,
+                    "the move closes a mill and must name a removal (like d6xa1)"
+                )
             }
             IllegalMove::RemovalNotAllowed => {
                 write!(f, "the move closes no mill, so it cannot remove a piece")

@@ -186,7 +186,11 @@ mod tests {
             for i in 0..24 {
                 let n = t.lines().iter().filter(|&&l| l & (1 << i) != 0).count();
                 let corner = [21, 23, 0, 2, 18, 20, 3, 5, 15, 17, 6, 8].contains(&i);
-                let expect = if t.variant == Variant::Twelve && corner { 3 } else { 2 };
+                let expect = if t.variant == Variant::Twelve && corner {
+                    3
+                } else {
+                    2
+                };
                 assert_eq!(n, expect, "point {}", i);
             }
         }

@@ -156,7 +156,11 @@ pub struct ParsePointError(pub String);
 
 impl fmt::Display for ParsePointError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "'{}' is not a point of the board (a1..g7 on the drawn lines)", self.0)
+        write!(
+            f,
+            "'{}' is not a point of the board (a1..g7 on the drawn lines)",
+            self.0
+        )
     }
 }
 
