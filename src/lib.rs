@@ -7,6 +7,7 @@
 //! - [`position`]: a game state, position strings, playing moves, the end of the game.
 //! - [`movegen`]: legal moves; [`perft`]: counting them.
 //! - [`zobrist`]: hash keys; [`game`]: a game record with repetition and the 100-ply rule.
+//! - [`tablebase`]: perfect endgame tables of the moving phase.
 //!
 //! ```
 //! use millstone::{Position, Rules, perft::perft};
@@ -21,6 +22,7 @@ pub mod movegen;
 pub mod moves;
 pub mod perft;
 pub mod position;
+pub mod tablebase;
 pub mod topology;
 pub mod types;
 pub mod zobrist;
