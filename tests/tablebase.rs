@@ -1,7 +1,7 @@
 //! Endgame tables: known counts, consistency, agreement with a plain search, probing, files.
 
 use millstone::tablebase::{
-    solve_pair, verify_table, Table, Tablebase, TbError, Value, Wdl, HEADER_LEN,
+    solve_pair, verify_table, Probe, Table, Tablebase, TbError, Value, Wdl, HEADER_LEN,
 };
 use millstone::{Color, Position, Rules, Variant};
 use rand::{Rng, SeedableRng};
@@ -336,6 +336,30 @@ fn file_round_trip_and_damage() {
     assert!(tb.table(rules, 3, 4).is_none());
     assert!(Tablebase::open(dir.join("missing")).is_err());
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn hundred_ply_rule_in_values() {
+    // A mill resets the counter: what follows it counts from 0, and a result spoilt by the
+    // rule after the mill stays spoilt (above 100) before it.
+    assert_eq!(Value::after_mill(Value::Loss(0)), Value::Win(1));
+    assert_eq!(Value::after_mill(Value::Loss(100)), Value::Win(1));
+    assert_eq!(Value::after_mill(Value::Loss(101)), Value::Win(101));
+    assert_eq!(Value::after_mill(Value::Win(7)), Value::Loss(1));
+    assert_eq!(Value::after_mill(Value::Win(150)), Value::Loss(101));
+    assert_eq!(Value::after_mill(Value::Draw), Value::Draw);
+    assert_eq!(Value::Loss(4).parent(), Value::Win(5));
+    // The counter decides whether a stored result is real.
+    assert_eq!(Probe::from_value(Value::Win(30), 70).wdl, Wdl::Win);
+    assert_eq!(Probe::from_value(Value::Win(30), 71).wdl, Wdl::CursedWin);
+    assert_eq!(Probe::from_value(Value::Loss(30), 71).wdl, Wdl::BlessedLoss);
+    assert_eq!(Probe::from_value(Value::Win(101), 0).wdl, Wdl::CursedWin);
+    assert_eq!(Probe::from_value(Value::Draw, 0).wdl, Wdl::Draw);
+    // No move at counter 100 still loses: a loss takes precedence over the draw.
+    assert_eq!(Probe::from_value(Value::Loss(0), 100).wdl, Wdl::Loss);
+    assert_eq!(Probe::from_value(Value::Loss(1), 100).wdl, Wdl::BlessedLoss);
+    assert_eq!(Wdl::CursedWin.real(), Wdl::Draw);
+    assert_eq!(Wdl::Win.flip(), Wdl::Loss);
 }
 
 #[test]

@@ -71,7 +71,16 @@
 //!   whole into memory on first use of their sub-space.
 //!
 //! Files are produced by `mill-tb generate` (the `millstone-tools` crate), see [`Table`] for
-//! the format and [`solve_pair`] for the algorithm.
+//! the format and [`solve_pair`] for the algorithm. `mill-tb verify` re-derives every stored
+//! value from its children one ply deep; since wins and losses are checked with exact
+//! distances that fall towards a conversion, a table that passes is the true solution.
+//!
+//! # Sizes and speed (measured on 2 shared cores)
+//!
+//! Two bytes per slot; a slot per symmetry class plus a few percent of unused twins. For
+//! `nine` with flying, all sub-spaces up to 10 pieces (3 v 3 ... 5 v 5, 3 v 7, 7 v 3) are
+//! 146 million positions, 330 MB of files, about 3 minutes to generate with 600 MB peak memory;
+//! up to 8 pieces (3 v 3 ... 4 v 4, 3 v 5, 5 v 3) take 7 to 12 seconds for any rule set.
 
 mod format;
 mod generate;

@@ -48,6 +48,13 @@ enum Command {
         #[arg(long)]
         dir: PathBuf,
     },
+    /// Print each table's counts of wins, draws and losses (per slot), longest distances and
+    /// results spoilt by the 100-ply rule.
+    Info {
+        /// The directory.
+        #[arg(long)]
+        dir: PathBuf,
+    },
     /// Print the verdict of the tables on a position and the value of each move.
     Probe {
         /// The directory.
@@ -82,6 +89,7 @@ fn main() -> ExitCode {
             &dir,
         ),
         Command::Verify { dir } => verify(&dir),
+        Command::Info { dir } => info(&dir),
         Command::Probe {
             dir,
             fen,
@@ -189,7 +197,8 @@ fn parse_name(name: &str) -> Option<(Rules, u8, u8)> {
     ))
 }
 
-fn verify(dir: &Path) -> Result<(), String> {
+/// The tables of a directory, smallest first.
+fn tables_in(dir: &Path) -> Result<Vec<(Rules, u8, u8)>, String> {
     let mut found: Vec<(Rules, u8, u8)> = std::fs::read_dir(dir)
         .map_err(|e| format!("{}: {e}", dir.display()))?
         .filter_map(|e| e.ok())
@@ -199,6 +208,48 @@ fn verify(dir: &Path) -> Result<(), String> {
     if found.is_empty() {
         return Err(format!("no table files in {}", dir.display()));
     }
+    Ok(found)
+}
+
+fn info(dir: &Path) -> Result<(), String> {
+    println!("table          slots       wins      draws     losses maxW maxL spoilt(>100)");
+    for (rules, w, b) in tables_in(dir)? {
+        let t = Table::read(&dir.join(file_name(rules, w, b)), rules, w, b)
+            .map_err(|e| e.to_string())?;
+        let (mut wins, mut draws, mut losses, mut max_w, mut max_l, mut spoilt) =
+            (0u64, 0u64, 0u64, 0u16, 0u16, 0u64);
+        for &e in t.entries() {
+            match Value::from_u16(e) {
+                Some(Value::Win(d)) => {
+                    wins += 1;
+                    max_w = max_w.max(d);
+                    spoilt += (d > 100) as u64;
+                }
+                Some(Value::Loss(d)) => {
+                    losses += 1;
+                    max_l = max_l.max(d);
+                    spoilt += (d > 100) as u64;
+                }
+                _ => draws += 1,
+            }
+        }
+        println!(
+            "{:<14} {:>9} {:>10} {:>10} {:>10} {:>4} {:>4} {:>6}",
+            file_name(rules, w, b).trim_end_matches(".mtb"),
+            t.entries().len(),
+            wins,
+            draws,
+            losses,
+            max_w,
+            max_l,
+            spoilt
+        );
+    }
+    Ok(())
+}
+
+fn verify(dir: &Path) -> Result<(), String> {
+    let found = tables_in(dir)?;
     let tb = Tablebase::open(dir).map_err(|e| e.to_string())?;
     let mut failures = 0;
     let start = Instant::now();
