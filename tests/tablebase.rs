@@ -283,6 +283,52 @@ fn probing_through_files() {
 }
 
 #[test]
+fn best_play_reaches_the_mill_at_the_stored_distance() {
+    // Without flying, 3 v 3 holds long wins; both sides follow probe_root and the winner's
+    // mill (or the loser's blockade) must come exactly when the table says.
+    let rules = Rules::new(Variant::Nine, false);
+    let dir = temp_dir("line");
+    let t = solve_3v3(rules);
+    t.write(&dir.join(millstone::tablebase::file_name(rules, 3, 3)))
+        .unwrap();
+    let tb = Tablebase::open(&dir).unwrap();
+    let mut longest: Vec<(u16, u32)> = (0..t.entries().len() as u32)
+        .filter_map(|i| match Value::from_u16(t.entries()[i as usize]) {
+            Some(Value::Win(d)) if d >= 20 => Some((d, i)),
+            _ => None,
+        })
+        .collect();
+    longest.sort_unstable_by_key(|&(d, i)| (std::cmp::Reverse(d), i));
+    assert!(longest[0].0 >= 30, "3 v 3 without flying has long wins");
+    for &(d, i) in longest.iter().step_by(97).take(12) {
+        let (us, them, _) = t.index().unrank(i);
+        let mut pos = position(rules, us, them, 0);
+        let winner = pos.side_to_move();
+        let mut plies = 0;
+        loop {
+            let root = match tb.probe_root(&pos) {
+                Some(r) => r,
+                None => {
+                    // No move: the loser is blocked.
+                    assert_ne!(pos.side_to_move(), winner);
+                    break;
+                }
+            };
+            let m = root.best;
+            pos.make(m);
+            plies += 1;
+            if m.removal().is_some() {
+                assert_eq!(pos.side_to_move(), !winner, "the winner closes the mill");
+                break;
+            }
+            assert!(plies <= d, "no mill after {plies} plies");
+        }
+        assert_eq!(plies, d, "start {}", position(rules, us, them, 0).to_fen());
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn file_round_trip_and_damage() {
     let rules = Rules::new(Variant::Twelve, false);
     let t = solve_3v3(rules);
