@@ -11,6 +11,7 @@
 //!   alpha-beta search; [`timeman`]: time budgets; [`engine`]: the façade with threads and
 //!   background searches; [`bench`]: the fixed benchmark and its node signature.
 //! - [`protocol`]: the text protocol the `millstone` binary speaks (see `protocol.md`).
+//! - [`tablebase`]: perfect endgame tables of the moving phase.
 //!
 //! ```
 //! use millstone::{Position, Rules, perft::perft};
@@ -30,6 +31,7 @@ pub mod perft;
 pub mod position;
 pub mod protocol;
 pub mod search;
+pub mod tablebase;
 pub mod timeman;
 pub mod topology;
 pub mod tt;

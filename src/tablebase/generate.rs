@@ -1,0 +1,454 @@
+//! Retrograde solving of sub-spaces, and the one-ply consistency check of solved tables.
+//!
+//! Sub-spaces (w, b) and (b, w) are solved together: a move without a mill leads from one to the
+//! other (the side to move changes). A mill leads into the smaller, already solved (b - 1, w),
+//! or wins at once when it leaves the opponent two pieces; such moves are the "conversions",
+//! valued once from the smaller table by [`Value::after_mill`].
+//!
+//! The algorithm, level by level (a level is a distance in plies):
+//!
+//! - Setup: for every position, the best conversion, and the number of *distinct* positions
+//!   (after symmetry) its other moves lead to. Counting distinct slots, and decrementing each
+//!   predecessor slot once per solved child slot, keeps the counters exact under symmetry.
+//! - Seeds: no move at all is a loss at 0; a winning conversion is a win at 1 (101 if the
+//!   100-ply rule spoils it, see [`Value::after_mill`]); a position whose only moves are losing
+//!   conversions is a loss at their distance.
+//! - Level n: every unsolved predecessor (found by un-moving) of a loss at n - 1 is a win at n;
+//!   every predecessor of a win at n - 1 loses one from its counter, and when it reaches zero
+//!   and its conversions all lose, it is a loss at n (or at its conversions' distance if that
+//!   is larger, picked up when that level is seeded).
+//! - When a level finds nothing and no seed lies ahead, whatever is unsolved is a draw.
+//!
+//! The levels run in parallel over the slots with atomic updates: a slot is solved by a
+//! compare-exchange from "unknown", so a race can only pick between equal values.
+
+use super::format::Table;
+use super::index::SubIndex;
+use super::value::{Value, LIMIT, UNKNOWN};
+use crate::bitboard::Bitboard;
+use crate::topology::Topology;
+use crate::types::{Point, Rules};
+use rayon::prelude::*;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU16, AtomicU8, Ordering::Relaxed};
+use std::time::Instant;
+
+const FULL: u32 = 0xff_ffff;
+
+/// Conversion summaries kept per position during solving.
+const C_NONE: u8 = 0;
+const C_WIN1: u8 = 1;
+const C_WIN_SPOILT: u8 = 2;
+const C_DRAW: u8 = 3;
+const C_LOSS_SPOILT: u8 = 4;
+const C_LOSS1: u8 = 5;
+/// Counter mark of slots that are not canonical (no real counter exceeds 64).
+const NOT_CANONICAL: u8 = 0xff;
+
+fn conv_code(v: Option<Value>) -> u8 {
+    match v {
+        None => C_NONE,
+        Some(Value::Win(1)) => C_WIN1,
+        Some(Value::Win(_)) => C_WIN_SPOILT,
+        Some(Value::Draw) => C_DRAW,
+        Some(Value::Loss(1)) => C_LOSS1,
+        Some(Value::Loss(_)) => C_LOSS_SPOILT,
+    }
+}
+
+/// If all other moves lose, the distance of the loss the conversions impose (`None`: a
+/// conversion draws or wins, so the position never loses).
+fn conv_loss_floor(c: u8) -> Option<u16> {
+    match c {
+        C_NONE => Some(0),
+        C_LOSS1 => Some(1),
+        C_LOSS_SPOILT => Some(LIMIT + 1),
+        _ => None,
+    }
+}
+
+/// What a solve reports.
+#[derive(Clone, Debug, Default)]
+pub struct SolveStats {
+    /// Slots of the solved tables, all of them.
+    pub slots: u64,
+    /// Canonical positions among them.
+    pub positions: u64,
+    /// Distance levels that found positions.
+    pub levels: u32,
+    /// Seconds spent on setup (move generation and conversion look-ups).
+    pub setup_secs: f64,
+    /// Seconds in total.
+    pub secs: f64,
+}
+
+struct Work {
+    idx: SubIndex,
+    values: Vec<AtomicU16>,
+    counters: Vec<AtomicU8>,
+    conv: Vec<u8>,
+}
+
+/// Calls `f(us_after, to, closes_mill)` for every move of the side owning `us`.
+#[inline(always)]
+fn for_each_move<F: FnMut(u32, usize, bool)>(
+    topo: &Topology,
+    fly: bool,
+    us: u32,
+    them: u32,
+    mut f: F,
+) {
+    let empty = !(us | them) & FULL;
+    let mut froms = us;
+    while froms != 0 {
+        let from = froms.trailing_zeros() as usize;
+        froms &= froms - 1;
+        let mut dests = if fly {
+            empty
+        } else {
+            topo.adjacent[from].0 & empty
+        };
+        while dests != 0 {
+            let to = dests.trailing_zeros() as usize;
+            dests &= dests - 1;
+            let after = us ^ (1 << from) ^ (1 << to);
+            f(
+                after,
+                to,
+                topo.closes_mill(Bitboard(after), Point::from_index(to)),
+            );
+        }
+    }
+}
+
+/// The best value the mover gets from its mills: `conv` is the table of (b - 1, w), needed
+/// unless `b == 3`.
+#[inline(always)]
+fn mill_value(topo: &Topology, conv: Option<&Table>, us_after: u32, them: u32) -> Value {
+    match conv {
+        None => Value::Win(1),
+        Some(t) => {
+            let mut best = Value::Loss(0);
+            for r in topo.removable(Bitboard(them)) {
+                let v = Value::after_mill(t.get(them & !(1 << r.index()), us_after));
+                best = best.max(v);
+            }
+            best
+        }
+    }
+}
+
+/// Solves sub-spaces (w, b) and (b, w) (one table when w == b). `smaller` must hold the tables
+/// (b - 1, w) and (w - 1, b) where those have at least 3 pieces a side. `progress` receives a
+/// line now and then.
+pub fn solve_pair(
+    rules: Rules,
+    w: u8,
+    b: u8,
+    smaller: &HashMap<(u8, u8), Table>,
+    progress: &mut dyn FnMut(&str),
+) -> Result<(Vec<Table>, SolveStats), String> {
+    let start = Instant::now();
+    let topo = Topology::of(rules.variant);
+    let pieces = rules.variant.pieces();
+    if w < 3 || b < 3 || w > pieces || b > pieces {
+        return Err(format!("{w}v{b} is not a sub-space of {}", rules.variant));
+    }
+    let shapes: Vec<(u8, u8)> = if w == b {
+        vec![(w, b)]
+    } else {
+        vec![(w, b), (b, w)]
+    };
+    let mut conv_tables = Vec::new();
+    for &(x, y) in &shapes {
+        if y > 3 {
+            match smaller.get(&(y - 1, x)) {
+                Some(t) => conv_tables.push(Some(t)),
+                None => return Err(format!("solving {x}v{y} needs the table {}v{x}", y - 1)),
+            }
+        } else {
+            conv_tables.push(None);
+        }
+    }
+    let other = |t: usize| if shapes.len() == 2 { t ^ 1 } else { 0 };
+    let indexes: Vec<SubIndex> = shapes
+        .iter()
+        .map(|&(x, y)| SubIndex::new(rules.variant, x, y))
+        .collect();
+
+    // Setup.
+    let mut works = Vec::new();
+    for (t, &(x, y)) in shapes.iter().enumerate() {
+        let idx = indexes[t];
+        let oidx = indexes[other(t)];
+        let conv_t = conv_tables[t];
+        let fly = rules.flying && x == 3;
+        let init: Vec<(u8, u8)> = (0..idx.len() as u32)
+            .into_par_iter()
+            .with_min_len(1 << 12)
+            .map(|i| {
+                let (us, them, canonical) = idx.unrank(i);
+                if !canonical {
+                    return (NOT_CANONICAL, C_NONE);
+                }
+                let mut kids = [0u32; 64];
+                let mut n = 0;
+                let mut best: Option<Value> = None;
+                for_each_move(topo, fly, us, them, |after, _to, mill| {
+                    if mill {
+                        let v = mill_value(topo, conv_t, after, them);
+                        best = Some(best.map_or(v, |b| b.max(v)));
+                    } else {
+                        kids[n] = oidx.index(them, after);
+                        n += 1;
+                    }
+                });
+                let kids = &mut kids[..n];
+                kids.sort_unstable();
+                let mut distinct = 0;
+                for k in 0..n {
+                    if k == 0 || kids[k] != kids[k - 1] {
+                        distinct += 1;
+                    }
+                }
+                (distinct as u8, conv_code(best))
+            })
+            .collect();
+        let _ = y;
+        works.push(Work {
+            idx,
+            values: (0..idx.len()).map(|_| AtomicU16::new(UNKNOWN)).collect(),
+            counters: init.iter().map(|&(c, _)| AtomicU8::new(c)).collect(),
+            conv: init.iter().map(|&(_, c)| c).collect(),
+        });
+    }
+    let setup_secs = start.elapsed().as_secs_f64();
+    let slots: u64 = works.iter().map(|w| w.values.len() as u64).sum();
+    let positions: u64 = works
+        .iter()
+        .map(|w| {
+            w.counters
+                .par_iter()
+                .filter(|c| c.load(Relaxed) != NOT_CANONICAL)
+                .count() as u64
+        })
+        .sum();
+    progress(&format!(
+        "{} {w}v{b}: {positions} positions in {slots} slots, setup {setup_secs:.1}s",
+        rules
+    ));
+
+    let set = |work: &Work, i: usize, v: Value| -> bool {
+        work.values[i]
+            .compare_exchange(UNKNOWN, v.to_u16(), Relaxed, Relaxed)
+            .is_ok()
+    };
+
+    let mut n: u16 = 0;
+    let mut levels = 0;
+    let mut last_report = Instant::now();
+    loop {
+        let mut found = 0u64;
+        if n > 0 {
+            let won = Value::Win(n - 1).to_u16();
+            let lost = Value::Loss(n - 1).to_u16();
+            for (t, &(_, y)) in shapes.iter().enumerate() {
+                let work = &works[t];
+                let pw = &works[other(t)];
+                // The predecessors' mover is the side that is not to move here.
+                let fly = rules.flying && y == 3;
+                found += (0..work.values.len())
+                    .into_par_iter()
+                    .with_min_len(1 << 12)
+                    .map(|i| {
+                        let v = work.values[i].load(Relaxed);
+                        if v != won && v != lost {
+                            return 0u64;
+                        }
+                        let (us, them, _) = work.idx.unrank(i as u32);
+                        let empty = !(us | them) & FULL;
+                        let mut preds = [0u32; 64];
+                        let mut np = 0;
+                        let mut tos = them;
+                        while tos != 0 {
+                            let to = tos.trailing_zeros() as usize;
+                            tos &= tos - 1;
+                            if topo.closes_mill(Bitboard(them), Point::from_index(to)) {
+                                continue;
+                            }
+                            let mut froms = if fly {
+                                empty
+                            } else {
+                                topo.adjacent[to].0 & empty
+                            };
+                            while froms != 0 {
+                                let from = froms.trailing_zeros() as usize;
+                                froms &= froms - 1;
+                                preds[np] = pw.idx.index(them ^ (1 << to) ^ (1 << from), us);
+                                np += 1;
+                            }
+                        }
+                        let preds = &mut preds[..np];
+                        preds.sort_unstable();
+                        let mut newly = 0;
+                        for k in 0..np {
+                            if k > 0 && preds[k] == preds[k - 1] {
+                                continue;
+                            }
+                            let p = preds[k] as usize;
+                            if pw.values[p].load(Relaxed) != UNKNOWN {
+                                continue;
+                            }
+                            if v == lost {
+                                newly += set(pw, p, Value::Win(n)) as u64;
+                            } else if pw.counters[p].fetch_sub(1, Relaxed) == 1 {
+                                if let Some(floor) = conv_loss_floor(pw.conv[p]) {
+                                    if floor <= n {
+                                        newly += set(pw, p, Value::Loss(n)) as u64;
+                                    }
+                                }
+                            }
+                        }
+                        newly
+                    })
+                    .sum::<u64>();
+            }
+        }
+        if n == 0 || n == 1 || n == LIMIT + 1 {
+            for work in &works {
+                found += (0..work.values.len())
+                    .into_par_iter()
+                    .with_min_len(1 << 12)
+                    .map(|i| {
+                        let c = work.counters[i].load(Relaxed);
+                        if c == NOT_CANONICAL || work.values[i].load(Relaxed) != UNKNOWN {
+                            return 0u64;
+                        }
+                        let conv = work.conv[i];
+                        let v = if conv == C_WIN1 && n == 1 {
+                            Value::Win(1)
+                        } else if conv == C_WIN_SPOILT && n == LIMIT + 1 {
+                            Value::Win(n)
+                        } else if c == 0 && conv_loss_floor(conv) == Some(n) {
+                            Value::Loss(n)
+                        } else {
+                            return 0;
+                        };
+                        set(work, i, v) as u64
+                    })
+                    .sum::<u64>();
+            }
+        }
+        if last_report.elapsed().as_secs_f64() >= 2.0 {
+            last_report = Instant::now();
+            progress(&format!(
+                "{} {w}v{b}: level {n}, {found} positions, {:.1}s",
+                rules,
+                start.elapsed().as_secs_f64()
+            ));
+        }
+        if found > 0 {
+            levels += 1;
+            n += 1;
+            if n >= super::value::MAX_DISTANCE {
+                return Err(format!("{w}v{b}: distances beyond the encoding"));
+            }
+        } else if n < 1 {
+            n = 1;
+        } else if n < LIMIT + 1 {
+            n = LIMIT + 1;
+        } else {
+            break;
+        }
+    }
+
+    // Unsolved canonical positions are draws; other slots copy their canonical twin.
+    let mut tables = Vec::new();
+    for (t, &(x, y)) in shapes.iter().enumerate() {
+        let work = &works[t];
+        let mut entries: Vec<u16> = work
+            .values
+            .par_iter()
+            .zip(work.counters.par_iter())
+            .map(|(v, c)| {
+                let v = v.load(Relaxed);
+                if v == UNKNOWN && c.load(Relaxed) != NOT_CANONICAL {
+                    Value::Draw.to_u16()
+                } else {
+                    v
+                }
+            })
+            .collect();
+        let fills: Vec<(usize, u16)> = (0..entries.len())
+            .into_par_iter()
+            .filter(|&i| entries[i] == UNKNOWN)
+            .map(|i| {
+                let (us, them, _) = work.idx.unrank(i as u32);
+                (i, entries[work.idx.index(us, them) as usize])
+            })
+            .collect();
+        for (i, v) in fills {
+            entries[i] = v;
+        }
+        tables.push(Table::from_entries(rules, x, y, entries));
+    }
+    let secs = start.elapsed().as_secs_f64();
+    Ok((
+        tables,
+        SolveStats {
+            slots,
+            positions,
+            levels,
+            setup_secs,
+            secs,
+        },
+    ))
+}
+
+/// The value of position (us to move, them) computed from its children one ply deep: `same`
+/// is the table (b, w), `conv` the table (b - 1, w) (`None` when b == 3).
+pub fn value_from_children(
+    rules: Rules,
+    us: u32,
+    them: u32,
+    same: &Table,
+    conv: Option<&Table>,
+) -> Value {
+    let topo = Topology::of(rules.variant);
+    let fly = rules.flying && us.count_ones() == 3;
+    let mut best: Option<Value> = None;
+    for_each_move(topo, fly, us, them, |after, _to, mill| {
+        let v = if mill {
+            mill_value(topo, conv, after, them)
+        } else {
+            same.get(them, after).parent()
+        };
+        best = Some(best.map_or(v, |b| b.max(v)));
+    });
+    best.unwrap_or(Value::Loss(0))
+}
+
+/// Checks every slot of `table` (w, b) against its children: `same` is (b, w), `conv` is
+/// (b - 1, w) or `None` when b == 3. Returns the number of slots checked, or the first few
+/// disagreements.
+pub fn verify_table(table: &Table, same: &Table, conv: Option<&Table>) -> Result<u64, String> {
+    let idx = *table.index();
+    let bad: Vec<String> = (0..idx.len() as u32)
+        .into_par_iter()
+        .with_min_len(1 << 12)
+        .filter_map(|i| {
+            let (us, them, _) = idx.unrank(i);
+            let want = value_from_children(table.rules, us, them, same, conv);
+            let got = Value::from_u16(table.entries()[i as usize]);
+            (got != Some(want)).then(|| {
+                format!("slot {i} (us {us:#08x}, them {them:#08x}): stored {got:?}, children say {want}")
+            })
+        })
+        .take_any(5)
+        .collect();
+    if bad.is_empty() {
+        Ok(idx.len() as u64)
+    } else {
+        Err(bad.join("\n"))
+    }
+}

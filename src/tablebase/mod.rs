@@ -1,0 +1,314 @@
+//! Perfect endgame tables for the moving phase, computed by our own retrograde analysis.
+//!
+//! # What is covered
+//!
+//! A *sub-space* (w, b) of a rule set (variant, flying) holds every moving-phase position (both
+//! hands empty) where the side to move has `w` pieces and the other side `b`, with
+//! `3 <= w, b <= pieces of the variant`. Positions are stored from the side to move's view, so
+//! White to move and Black to move share a table. Symmetric positions (16 board symmetries:
+//! the square's 8, each with or without swapping the inner and outer rings) share a slot.
+//!
+//! # What is stored
+//!
+//! A [`Value`] per position: win, draw or loss for the side to move, and for a win or loss the
+//! distance in plies to the next *conversion* under best play (the winner hurries, the loser
+//! delays). A conversion is the ply that closes a mill, or the arrival at a position where the
+//! side to move has no move (and so loses). This is the mill game's counterpart of chess's DTZ:
+//! every mill resets the 100-ply counter, so what matters is how far the next one is.
+//!
+//! # The 100-ply rule and the stored distance
+//!
+//! With the counter at `c` plies, a conversion `d` plies away happens in time exactly when
+//! `c + d <= 100` (a mill at the 100th ply still counts, and a side without a move at counter
+//! 100 still loses, since a loss takes precedence over the draw). The generator takes this into
+//! account across conversions: a mill into a position whose own result is spoilt by the rule
+//! (a win needing more than 100 plies to its next mill, counting from 0 after the mill) is
+//! valued as if it were 100 plies further away. Hence:
+//!
+//! - `Win(d)` with `d + c <= 100`: a real win under our rules, reached by the moves that keep
+//!   the distance falling (see [`Tablebase::probe_root`]). The distance is exact.
+//! - `Win(d)` with `d + c > 100`: the side would win without the 100-ply rule, but with the
+//!   counter at `c` the game is a draw with best defence ([`Wdl::CursedWin`]). Above 100 the
+//!   stored distance is only an ordering key (it may include the 100-ply penalty above).
+//! - Losses mirror wins ([`Wdl::BlessedLoss`]).
+//! - `Draw`: neither side can force a conversion it wants; that is a draw whatever the counter.
+//!
+//! [`Tablebase::probe`] takes the counter from [`Position::rule50`] and reports these cases;
+//! the search must use the [`Wdl`] it returns, never `Value::Win` alone.
+//!
+//! # Threefold repetition
+//!
+//! The tables ignore game history. Repetition never changes a value: along best play the
+//! winner's distance falls with every ply, so no position repeats before the next conversion,
+//! and a side that cannot win loses nothing by repeating. The one thing a table cannot see is
+//! a position that *already* occurred twice earlier in the game: the search should still apply
+//! its repetition check to the moves [`Tablebase::probe_root`] proposes.
+//!
+//! # Probing from the search
+//!
+//! ```no_run
+//! use millstone::tablebase::{Tablebase, Wdl};
+//! use millstone::{Position, Rules};
+//! let tb = Tablebase::open("tables").expect("a directory");
+//! let pos = Position::from_fen("W.W/.../.../B....B/.../.../W.B b 0 0 10 30", Rules::default())
+//!     .unwrap();
+//! if let Some(p) = tb.probe(&pos) {
+//!     // Score Win and Loss as decisive, everything else as a draw.
+//!     let decisive = matches!(p.wdl, Wdl::Win | Wdl::Loss);
+//!     println!("{:?} in {} plies (decisive: {decisive})", p.wdl, p.plies_to_mill);
+//! }
+//! if let Some(root) = tb.probe_root(&pos) {
+//!     println!("best move {}", root.best);
+//! }
+//! ```
+//!
+//! - [`Tablebase::probe`] returns `None` outside the tables (placing phase, sub-space not
+//!   generated, or a damaged file, which is logged once). It is cheap: one index computation
+//!   and one load, after the sub-space's file has been read once.
+//! - [`Tablebase::probe_root`] values every legal move and picks the fastest win, else the
+//!   draw, else the slowest loss, with the counter taken into account.
+//! - [`Tablebase`] is `Sync`: share one behind an `Arc` between search threads. Files are read
+//!   whole into memory on first use of their sub-space.
+//!
+//! Files are produced by `mill-tb generate` (the `millstone-tools` crate), see [`Table`] for
+//! the format and [`solve_pair`] for the algorithm. `mill-tb verify` re-derives every stored
+//! value from its children one ply deep; since wins and losses are checked with exact
+//! distances that fall towards a conversion, a table that passes is the true solution.
+//!
+//! # Sizes and speed (measured on 2 shared cores)
+//!
+//! Two bytes per slot; a slot per symmetry class plus a few percent of unused twins. For
+//! `nine` with flying, all sub-spaces up to 10 pieces (3 v 3 ... 5 v 5, 3 v 7, 7 v 3) are
+//! 146 million positions, 330 MB of files, about 3 minutes to generate with 600 MB peak memory;
+//! up to 8 pieces (3 v 3 ... 4 v 4, 3 v 5, 5 v 3) take 7 to 12 seconds for any rule set.
+
+mod format;
+mod generate;
+mod index;
+mod symmetry;
+mod value;
+
+pub use format::{file_name, fnv1a64, Table, TbError, HEADER_LEN, MAGIC, VERSION};
+pub use generate::{solve_pair, value_from_children, verify_table, SolveStats};
+pub use index::{colex_rank, SubIndex, BINOM};
+pub use symmetry::Symmetries;
+pub use value::{Value, MAX_DISTANCE};
+
+use crate::moves::Move;
+use crate::position::{Position, HUNDRED_PLIES};
+use crate::types::{Rules, Variant};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, RwLock};
+
+/// The result of a position under our rules, given the 100-ply counter.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+pub enum Wdl {
+    /// The side to move loses.
+    Loss,
+    /// It would lose without the 100-ply rule; with the counter as it is, a draw.
+    BlessedLoss,
+    /// Neither side can force a win.
+    Draw,
+    /// It would win without the 100-ply rule; with the counter as it is, a draw.
+    CursedWin,
+    /// The side to move wins.
+    Win,
+}
+
+impl Wdl {
+    /// The result for the other side.
+    pub const fn flip(self) -> Wdl {
+        match self {
+            Wdl::Loss => Wdl::Win,
+            Wdl::BlessedLoss => Wdl::CursedWin,
+            Wdl::Draw => Wdl::Draw,
+            Wdl::CursedWin => Wdl::BlessedLoss,
+            Wdl::Win => Wdl::Loss,
+        }
+    }
+
+    /// The result under the game's rules: cursed wins and blessed losses are draws.
+    pub const fn real(self) -> Wdl {
+        match self {
+            Wdl::BlessedLoss | Wdl::CursedWin => Wdl::Draw,
+            other => other,
+        }
+    }
+}
+
+/// What a probe says about a position.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Probe {
+    /// The result for the side to move with the position's 100-ply counter.
+    pub wdl: Wdl,
+    /// Plies to the next mill (or blockade) under best play; 0 for a draw. Exact for `Win` and
+    /// `Loss`; for cursed wins and blessed losses an ordering key (see the module docs).
+    pub plies_to_mill: u16,
+    /// The stored, counter-independent value.
+    pub value: Value,
+}
+
+impl Probe {
+    /// The probe of a stored value with the 100-ply counter at `rule50`.
+    pub fn from_value(value: Value, rule50: u16) -> Probe {
+        let left = HUNDRED_PLIES.saturating_sub(rule50);
+        let wdl = match value {
+            Value::Win(d) if d <= left => Wdl::Win,
+            Value::Win(_) => Wdl::CursedWin,
+            Value::Draw => Wdl::Draw,
+            Value::Loss(d) if d <= left => Wdl::Loss,
+            Value::Loss(_) => Wdl::BlessedLoss,
+        };
+        Probe {
+            wdl,
+            plies_to_mill: value.distance(),
+            value,
+        }
+    }
+}
+
+/// What [`Tablebase::probe_root`] says: the best move and every move's value.
+#[derive(Clone, Debug)]
+pub struct RootProbe {
+    /// The best move: fastest win, else a draw (a cursed win before a plain draw), else the
+    /// slowest loss.
+    pub best: Move,
+    /// The position's value, which is the best move's.
+    pub probe: Probe,
+    /// Every legal move with its value for the side making it, best first.
+    pub moves: Vec<(Move, Probe)>,
+}
+
+type Key = (Rules, u8, u8);
+
+/// A directory of table files, loaded per sub-space on first use.
+pub struct Tablebase {
+    dir: PathBuf,
+    cache: RwLock<HashMap<Key, Option<Arc<Table>>>>,
+}
+
+impl std::fmt::Debug for Tablebase {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Tablebase({})", self.dir.display())
+    }
+}
+
+impl Tablebase {
+    /// Tables in `dir`; fails only if `dir` is not a readable directory (files are read later).
+    pub fn open(dir: impl AsRef<Path>) -> Result<Tablebase, TbError> {
+        let dir = dir.as_ref().to_path_buf();
+        std::fs::read_dir(&dir).map_err(|e| TbError::Io {
+            path: dir.clone(),
+            source: e,
+        })?;
+        Ok(Tablebase {
+            dir,
+            cache: RwLock::new(HashMap::new()),
+        })
+    }
+
+    /// The directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The path of a sub-space's file.
+    pub fn path(&self, rules: Rules, w: u8, b: u8) -> PathBuf {
+        self.dir.join(file_name(rules, w, b))
+    }
+
+    /// Reads and checks a sub-space's file now, reporting why it cannot be used. The result is
+    /// cached for [`Tablebase::probe`].
+    pub fn load(&self, rules: Rules, w: u8, b: u8) -> Result<Arc<Table>, TbError> {
+        let result = Table::read(&self.path(rules, w, b), rules, w, b).map(Arc::new);
+        let mut cache = self.cache.write().unwrap_or_else(|e| e.into_inner());
+        cache.insert((rules, w, b), result.as_ref().ok().cloned());
+        result
+    }
+
+    /// The table of a sub-space, read on first use; `None` if it is missing or damaged.
+    pub fn table(&self, rules: Rules, w: u8, b: u8) -> Option<Arc<Table>> {
+        let key = (rules, w, b);
+        if let Some(t) = self
+            .cache
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&key)
+        {
+            return t.clone();
+        }
+        let mut cache = self.cache.write().unwrap_or_else(|e| e.into_inner());
+        if let Some(t) = cache.get(&key) {
+            return t.clone();
+        }
+        let path = self.path(rules, w, b);
+        let t = match Table::read(&path, rules, w, b) {
+            Ok(t) => Some(Arc::new(t)),
+            Err(TbError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+                None
+            }
+            Err(e) => {
+                log::warn!("endgame table ignored: {e}");
+                None
+            }
+        };
+        cache.insert(key, t.clone());
+        t
+    }
+
+    /// The stored value of a position, independent of the 100-ply counter; `None` outside the
+    /// tables. Positions where the game is already over by the rules of the position get their
+    /// value directly: fewer than three pieces, or a full `twelve` board, need no table.
+    pub fn value(&self, pos: &Position) -> Option<Value> {
+        if !pos.is_moving_phase() {
+            return None;
+        }
+        let us = pos.side_to_move();
+        let (own, opp) = (pos.pieces(us), pos.pieces(us.other()));
+        if own.count() < 3 {
+            return Some(Value::Loss(0));
+        }
+        if opp.count() < 3 {
+            return None;
+        }
+        if pos.variant() == Variant::Twelve && pos.empty().is_empty() {
+            return Some(Value::Draw);
+        }
+        let t = self.table(pos.rules(), own.count() as u8, opp.count() as u8)?;
+        Some(t.get(own.0, opp.0))
+    }
+
+    /// The result of a position for the side to move, with its 100-ply counter.
+    pub fn probe(&self, pos: &Position) -> Option<Probe> {
+        self.value(pos).map(|v| Probe::from_value(v, pos.rule50()))
+    }
+
+    /// Every legal move's value and the best move; `None` if the game is over here or some
+    /// move leads outside the available tables.
+    pub fn probe_root(&self, pos: &Position) -> Option<RootProbe> {
+        let mut moves = Vec::new();
+        for &m in pos.legal_moves().iter() {
+            let mut child = *pos;
+            child.make(m);
+            let cv = self.value(&child)?;
+            let v = if m.removal().is_some() {
+                Value::after_mill(cv)
+            } else {
+                cv.parent()
+            };
+            moves.push((m, v));
+        }
+        // Stable sort: among equals the move generator's order decides.
+        moves.sort_by_key(|&(_, v)| std::cmp::Reverse(v));
+        let &(best, v) = moves.first()?;
+        Some(RootProbe {
+            best,
+            probe: Probe::from_value(v, pos.rule50()),
+            moves: moves
+                .into_iter()
+                .map(|(m, v)| (m, Probe::from_value(v, pos.rule50())))
+                .collect(),
+        })
+    }
+}
