@@ -3,7 +3,9 @@
 
 use crate::game::Game;
 use crate::search::{self, Info, Limits, SearchResult, Searcher, Shared};
+use crate::tablebase::Tablebase;
 use crate::tt::TranspositionTable;
+use crate::types::Rules;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -27,6 +29,7 @@ pub struct Engine {
     pool: Arc<rayon::ThreadPool>,
     stop: Arc<AtomicBool>,
     worker: Option<JoinHandle<SearchResult>>,
+    tablebase: Option<Arc<Tablebase>>,
 }
 
 impl Default for Engine {
@@ -60,6 +63,7 @@ impl Engine {
             pool: build_pool(1),
             stop: Arc::new(AtomicBool::new(false)),
             worker: None,
+            tablebase: None,
         }
     }
 
@@ -96,6 +100,21 @@ impl Engine {
             self.threads = n;
             self.pool = build_pool(n);
         }
+    }
+
+    /// Uses the endgame tables in `dir` (none when `None`), and reads those of `rules` now so
+    /// that the first search does not pay for it. Returns how many sub-spaces of `rules` are
+    /// present. On error the previous tables stay.
+    pub fn set_table_path(&mut self, dir: Option<&str>, rules: Rules) -> Result<usize, String> {
+        self.stop_and_wait();
+        let Some(dir) = dir else {
+            self.tablebase = None;
+            return Ok(0);
+        };
+        let tb = Tablebase::open(dir).map_err(|e| e.to_string())?;
+        let n = tb.snapshot(rules).len();
+        self.tablebase = Some(Arc::new(tb));
+        Ok(n)
     }
 
     /// The number of search threads.
@@ -145,8 +164,18 @@ impl Engine {
         let pool = self.pool.clone();
         let threads = self.threads;
         let game = game.clone();
+        let tb = self.tablebase.clone();
         self.worker = Some(std::thread::spawn(move || {
-            let result = run(&tt, &pool, threads, &stop, &game, &limits, report);
+            let result = run(
+                &tt,
+                &pool,
+                threads,
+                &stop,
+                tb.as_deref(),
+                &game,
+                &limits,
+                report,
+            );
             done(result.clone());
             result
         }));
@@ -162,6 +191,7 @@ impl Engine {
             &self.pool,
             self.threads,
             &stop,
+            self.tablebase.as_deref(),
             game,
             limits,
             report,
@@ -169,25 +199,76 @@ impl Engine {
     }
 }
 
+/// At a root the tables cover, keeps only the moves that keep the table's result: the one
+/// fastest win or slowest loss (the search could not see the 100-ply rule's deadline), or every
+/// move that keeps a draw (the search may still pick the one that sets the most problems).
+/// Returns whether the tables covered the root.
+fn restrict_to_table_moves(tb: &Tablebase, game: &Game, limits: &mut Limits) -> bool {
+    use crate::tablebase::Wdl;
+    if game.outcome().is_some() {
+        return false;
+    }
+    let Some(root) = tb.probe_root(game.position()) else {
+        return false;
+    };
+    let wanted = root.probe.wdl.real();
+    let keep: Vec<_> = match wanted {
+        Wdl::Win | Wdl::Loss => vec![root.best],
+        _ => root
+            .moves
+            .iter()
+            .filter(|(_, p)| p.wdl.real() == Wdl::Draw)
+            .map(|&(m, _)| m)
+            .collect(),
+    };
+    let keep: Vec<_> = if limits.searchmoves.is_empty() {
+        keep
+    } else {
+        keep.into_iter()
+            .filter(|m| limits.searchmoves.contains(m))
+            .collect()
+    };
+    // A user's searchmoves that the table rejects all are searched as asked.
+    if !keep.is_empty() {
+        log::debug!(
+            "endgame table at the root: {wanted:?}, {} moves kept",
+            keep.len()
+        );
+        limits.searchmoves = keep;
+    }
+    true
+}
+
 /// Runs one search on `threads` threads of `pool` (Lazy SMP: all threads search the same
 /// position and meet in the shared table; the main thread's result is played).
+#[allow(clippy::too_many_arguments)]
 fn run(
     tt: &TranspositionTable,
     pool: &rayon::ThreadPool,
     threads: usize,
     stop: &AtomicBool,
+    tablebase: Option<&Tablebase>,
     game: &Game,
     limits: &Limits,
     mut report: Reporter,
 ) -> SearchResult {
     tt.new_search();
+    let pos = game.position();
+    let snapshot = tablebase
+        .map(|tb| tb.snapshot(pos.rules()))
+        .filter(|s| !s.is_empty());
+    let mut limits = limits.clone();
+    let root_hit = tablebase.is_some_and(|tb| restrict_to_table_moves(tb, game, &mut limits));
+    let limits = &limits;
     let shared = Shared {
         tt,
         stop,
         nodes: AtomicU64::new(0),
+        tbhits: AtomicU64::new(root_hit as u64),
         start: Instant::now(),
-        budget: search::budget_for(limits, game.position()),
+        budget: search::budget_for(limits, pos),
         node_limit: limits.nodes,
+        tb: snapshot.as_ref(),
     };
     let mut main_result = None;
     pool.scope(|s| {

@@ -34,7 +34,9 @@ const DEFAULT_MOVES_TO_GO: u32 = 24;
 pub fn budget(clock: &Clock, us: Color, overhead: Duration) -> Option<TimeBudget> {
     let floor = Duration::from_millis(1);
     if let Some(mt) = clock.movetime {
-        let t = mt.saturating_sub(overhead).max(floor);
+        // A fixed time is the harness's promise of that much thinking: keep back the overhead,
+        // but never more than a quarter of the time, or short move times would leave nothing.
+        let t = mt.saturating_sub(overhead.min(mt / 4)).max(floor);
         return Some(TimeBudget { soft: t, hard: t });
     }
     let left = clock.time[us.index()]?;
@@ -70,6 +72,16 @@ mod tests {
         let b = budget(&c, Color::White, ms(30)).unwrap();
         assert_eq!(b.soft, ms(970));
         assert_eq!(b.hard, ms(970));
+    }
+
+    #[test]
+    fn short_movetime_keeps_most_of_its_time() {
+        let c = Clock {
+            movetime: Some(ms(20)),
+            ..Clock::default()
+        };
+        let b = budget(&c, Color::White, ms(30)).unwrap();
+        assert_eq!(b.hard, ms(15));
     }
 
     #[test]

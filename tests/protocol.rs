@@ -180,6 +180,7 @@ fn handshake() {
         "option name Move Overhead type spin default 30 min 0 max 5000",
         "option name UCI_ShowWDL type check default false",
         "option name Clear Hash type button",
+        "option name TablePath type string default <empty>",
     ] {
         assert!(lines.iter().any(|l| l == opt), "{opt} missing");
     }
@@ -348,6 +349,10 @@ fn bad_input_gets_one_error_and_changes_nothing() {
         (b"setoption name Move Overhead value 5001", "0 to 5000"),
         (b"setoption name Flying value maybe", "true or false"),
         (b"setoption name UCI_Variant value eleven", "nine or twelve"),
+        (
+            b"setoption name TablePath value /no/such/dir",
+            "TablePath: ",
+        ),
         (b"setoption name UCI_Variant value twelve", "x"),
         (b"go depth -1", "negative"),
         (b"go wtime -100 btime 100", "negative"),

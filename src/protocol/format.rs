@@ -31,6 +31,7 @@ pub fn option_line(spec: &Spec) -> String {
             }
         }
         Kind::Button => s.push_str("button"),
+        Kind::Text { default } => write!(s, "string default {default}").unwrap(),
     }
     s
 }

@@ -33,6 +33,11 @@ pub enum Kind {
     },
     /// An action without a value.
     Button,
+    /// Free text (a path); `<empty>` stands for none.
+    Text {
+        /// Default.
+        default: &'static str,
+    },
 }
 
 /// One row of the table.
@@ -45,7 +50,7 @@ pub struct Spec {
 }
 
 /// Every option, in the order `uci` announces them.
-pub const TABLE: [Spec; 8] = [
+pub const TABLE: [Spec; 9] = [
     Spec {
         name: "Hash",
         kind: Kind::Spin {
@@ -97,10 +102,14 @@ pub const TABLE: [Spec; 8] = [
         name: "Clear Hash",
         kind: Kind::Button,
     },
+    Spec {
+        name: "TablePath",
+        kind: Kind::Text { default: "<empty>" },
+    },
 ];
 
 /// A checked change, ready to apply.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Setting {
     /// Table size in MiB.
     Hash(usize),
@@ -118,6 +127,8 @@ pub enum Setting {
     ShowWdl(bool),
     /// Empty the table.
     ClearHash,
+    /// The directory of endgame tables; `None` turns them off.
+    TablePath(Option<String>),
 }
 
 /// Why a `setoption` was refused.
@@ -235,6 +246,9 @@ impl Options {
                 Ok(Setting::Variant(v))
             }
             Kind::Button => Ok(Setting::ClearHash),
+            Kind::Text { .. } => Ok(Setting::TablePath(
+                (!value.is_empty() && value != "<empty>").then(|| value.to_string()),
+            )),
         }
     }
 }

@@ -192,6 +192,18 @@ impl Session {
             Setting::MoveOverhead(ms) => self.options.move_overhead = ms,
             Setting::ShowWdl(b) => self.options.show_wdl = b,
             Setting::ClearHash => self.engine.clear(),
+            Setting::TablePath(dir) => {
+                let n = self
+                    .engine
+                    .set_table_path(dir.as_deref(), self.rules)
+                    .map_err(|e| format!("setoption: TablePath: {e}"))?;
+                if let Some(d) = dir {
+                    self.out.line(&format!(
+                        "info string endgame tables: {n} sub-spaces of {} in {d}",
+                        self.rules
+                    ));
+                }
+            }
         }
         if rules != self.rules {
             // A position of one rule set means nothing under another.

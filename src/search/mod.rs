@@ -12,6 +12,7 @@ use crate::game::Game;
 use crate::movegen;
 use crate::moves::{Move, MoveList, MAX_MOVES};
 use crate::position::{Position, HUNDRED_PLIES};
+use crate::tablebase::{Snapshot, Wdl};
 use crate::timeman::{self, Clock, TimeBudget};
 use crate::tt::{Bound, TranspositionTable};
 use crate::types::Variant;
@@ -25,6 +26,10 @@ pub const MATE: i32 = 32000;
 pub const MATE_BOUND: i32 = MATE - 1000;
 /// Above every score.
 pub const INFINITE: i32 = MATE + 1;
+/// A won endgame-table position at the root scores `TB_WIN - plies to the next mill`: below
+/// every forced win the search proves by itself (those are within `MAX_PLY` of `MATE`), above
+/// `MATE_BOUND`, so the protocol shows it as a (long) mate.
+pub const TB_WIN: i32 = MATE - 400;
 /// The deepest ply the search reaches.
 pub const MAX_PLY: usize = 128;
 /// The deepest iteration.
@@ -146,6 +151,10 @@ pub struct Shared<'a> {
     pub budget: Option<TimeBudget>,
     /// The node limit.
     pub node_limit: Option<u64>,
+    /// Endgame tables, if any.
+    pub tb: Option<&'a Snapshot>,
+    /// Table hits of all threads, updated with the node count.
+    pub tbhits: AtomicU64,
 }
 
 /// Converts a score to the table's form: win/loss distances from this node instead of the root.
@@ -225,6 +234,7 @@ pub struct Searcher<'a> {
     keys: Vec<u64>,
     nodes: u64,
     unflushed: u64,
+    tbhits: u64,
     seldepth: usize,
     stopped: bool,
     killers: Vec<[Option<Move>; 2]>,
@@ -260,6 +270,7 @@ impl<'a> Searcher<'a> {
             keys: game.hashes().to_vec(),
             nodes: 0,
             unflushed: 0,
+            tbhits: 0,
             seldepth: 0,
             stopped: false,
             killers: vec![[None; 2]; MAX_PLY + 1],
@@ -289,6 +300,10 @@ impl<'a> Searcher<'a> {
         if self.unflushed >= 1024 {
             let total = self.sh.nodes.fetch_add(self.unflushed, Ordering::Relaxed) + self.unflushed;
             self.unflushed = 0;
+            if self.tbhits > 0 {
+                self.sh.tbhits.fetch_add(self.tbhits, Ordering::Relaxed);
+                self.tbhits = 0;
+            }
             if self.is_main() {
                 let over_nodes = self.sh.node_limit.is_some_and(|n| total >= n);
                 let over_time = self
@@ -308,6 +323,8 @@ impl<'a> Searcher<'a> {
     fn flush_nodes(&mut self) {
         self.sh.nodes.fetch_add(self.unflushed, Ordering::Relaxed);
         self.unflushed = 0;
+        self.sh.tbhits.fetch_add(self.tbhits, Ordering::Relaxed);
+        self.tbhits = 0;
     }
 
     /// Whether the current node repeats a position since the last irreversible move: scored as
@@ -439,6 +456,15 @@ impl<'a> Searcher<'a> {
         }
         if ply >= MAX_PLY {
             return evaluate(&self.pos);
+        }
+        if let Some(p) = self.sh.tb.and_then(|tb| tb.probe(&self.pos)) {
+            self.tbhits += 1;
+            let win = TB_WIN - ply as i32 - p.plies_to_mill as i32;
+            return match p.wdl {
+                Wdl::Win => win,
+                Wdl::Loss => -win,
+                _ => 0,
+            };
         }
         // A win found nearer the root cannot be improved on here.
         alpha = alpha.max(-MATE + ply as i32);
@@ -757,7 +783,7 @@ impl<'a> Searcher<'a> {
             hashfull: self.sh.tt.hashfull(),
             time,
             pv: rm.pv.clone(),
-            tbhits: 0,
+            tbhits: self.sh.tbhits.load(Ordering::Relaxed),
         }
     }
 }

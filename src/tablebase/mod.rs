@@ -182,6 +182,43 @@ pub struct RootProbe {
 
 type Key = (Rules, u8, u8);
 
+/// The tables of one rule set, held for probing without locks from every search thread.
+#[derive(Clone, Debug)]
+pub struct Snapshot {
+    rules: Rules,
+    /// By `own * 13 + opp` piece counts.
+    tables: Vec<Option<Arc<Table>>>,
+    count: usize,
+}
+
+impl Snapshot {
+    /// How many sub-spaces the snapshot holds.
+    pub fn len(&self) -> usize {
+        self.count
+    }
+
+    /// Whether it holds none.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// The result of a position for the side to move, with its 100-ply counter; `None` when no
+    /// table covers it. Positions already decided by the rules are the search's business.
+    #[inline]
+    pub fn probe(&self, pos: &Position) -> Option<Probe> {
+        if !pos.is_moving_phase() || pos.rules() != self.rules {
+            return None;
+        }
+        let us = pos.side_to_move();
+        let (own, opp) = (pos.pieces(us), pos.pieces(us.other()));
+        let t = self
+            .tables
+            .get(own.count() as usize * 13 + opp.count() as usize)?
+            .as_ref()?;
+        Some(Probe::from_value(t.get(own.0, opp.0), pos.rule50()))
+    }
+}
+
 /// A directory of table files, loaded per sub-space on first use.
 pub struct Tablebase {
     dir: PathBuf,
@@ -277,6 +314,24 @@ impl Tablebase {
         }
         let t = self.table(pos.rules(), own.count() as u8, opp.count() as u8)?;
         Some(t.get(own.0, opp.0))
+    }
+
+    /// Every table of a rule set that is present, read now (on first use), gathered for
+    /// lock-free probing by the search.
+    pub fn snapshot(&self, rules: Rules) -> Snapshot {
+        let n = rules.variant.pieces() as usize;
+        let mut tables = vec![None; 13 * 13];
+        for w in 3..=n {
+            for b in 3..=n {
+                tables[w * 13 + b] = self.table(rules, w as u8, b as u8);
+            }
+        }
+        let count = tables.iter().filter(|t| t.is_some()).count();
+        Snapshot {
+            rules,
+            tables,
+            count,
+        }
     }
 
     /// The result of a position for the side to move, with its 100-ply counter.

@@ -1,0 +1,147 @@
+//! The engine with endgame tables: its verdict in covered positions is the table's, and from a
+//! won table position it wins against itself, through the protocol, within the 100-ply rule.
+
+use millstone::engine::Engine;
+use millstone::search::{Limits, Score};
+use millstone::tablebase::{file_name, solve_pair, Table, Tablebase, Wdl};
+use millstone::{Game, Position, Rules, Variant};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+const NINE: Rules = Rules::new(Variant::Nine, true);
+
+/// Solves 3v3, 3v4 and 4v3 of nine with flying into a fresh directory.
+fn tables(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("millstone-tbs-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut solved: HashMap<(u8, u8), Table> = HashMap::new();
+    for (w, b) in [(3, 3), (3, 4)] {
+        let (ts, _) = solve_pair(NINE, w, b, &solved, &mut |_| {}).unwrap();
+        for t in ts {
+            t.write(&dir.join(file_name(NINE, t.w, t.b))).unwrap();
+            solved.insert((t.w, t.b), t);
+        }
+    }
+    dir
+}
+
+/// A random moving-phase position with `w` white and `b` black pieces, White to move.
+fn random_position(rng: &mut StdRng, w: u32, b: u32) -> Position {
+    loop {
+        let mut cells = ['.'; 24];
+        let mut placed = 0;
+        while placed < w + b {
+            let i = rng.gen_range(0..24);
+            if cells[i] == '.' {
+                cells[i] = if placed < w { 'W' } else { 'B' };
+                placed += 1;
+            }
+        }
+        // Position-string order: ranks 7 down to 1.
+        let ranks: [(usize, usize); 7] =
+            [(21, 3), (18, 3), (15, 3), (9, 6), (6, 3), (3, 3), (0, 3)];
+        let board: Vec<String> = ranks
+            .iter()
+            .map(|&(s, n)| cells[s..s + n].iter().collect())
+            .collect();
+        let fen = format!("{} w 0 0 0 40", board.join("/"));
+        if let Ok(p) = Position::from_fen(&fen, NINE) {
+            if p.outcome().is_none() {
+                return p;
+            }
+        }
+    }
+}
+
+#[test]
+fn verdict_is_the_tables() {
+    let dir = tables("verdict");
+    let tb = Tablebase::open(&dir).unwrap();
+    let mut engine = Engine::with_hash_mb(8);
+    assert_eq!(engine.set_table_path(dir.to_str(), NINE), Ok(3));
+    let mut rng = StdRng::seed_from_u64(3);
+    let mut seen = HashMap::new();
+    for i in 0..150 {
+        let (w, b) = [(3, 3), (3, 4), (4, 3)][i % 3];
+        let pos = random_position(&mut rng, w, b);
+        let wdl = tb.probe(&pos).expect("covered").wdl.real();
+        *seen.entry(wdl).or_insert(0) += 1;
+        let limits = Limits {
+            depth: Some(3),
+            multipv: 1,
+            ..Limits::default()
+        };
+        let r = engine.search(&Game::new(pos), &limits, Box::new(|_| {}));
+        let score = Score::from_internal(r.score);
+        let ok = match (wdl, score) {
+            (Wdl::Win, Score::Mate(n)) => n > 0,
+            (Wdl::Loss, Score::Mate(n)) => n < 0,
+            (Wdl::Draw, Score::Cp(_)) => true,
+            _ => false,
+        };
+        assert!(ok, "{pos}: table {wdl:?}, engine {score:?}");
+    }
+    assert!(
+        seen.len() == 3,
+        "wins, draws and losses all sampled: {seen:?}"
+    );
+}
+
+#[test]
+fn wins_a_won_table_position_through_the_protocol() {
+    let dir = tables("play");
+    let tb = Tablebase::open(&dir).unwrap();
+    // A 3 v 3 win that takes a while: the next mill is many plies away (up to 25 exist).
+    let mut rng = StdRng::seed_from_u64(5);
+    let start = loop {
+        let p = random_position(&mut rng, 3, 3);
+        let probe = tb.probe(&p).unwrap();
+        if probe.wdl == Wdl::Win && probe.plies_to_mill >= 9 {
+            break p;
+        }
+    };
+    let mut child = Command::new(env!("CARGO_BIN_EXE_millstone"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    writeln!(stdin, "setoption name TablePath value {}", dir.display()).unwrap();
+    let mut game = Game::new(start);
+    let mut line = String::new();
+    while game.outcome().is_none() {
+        let moves: Vec<String> = game.moves().iter().map(|m| m.to_string()).collect();
+        writeln!(
+            stdin,
+            "position fen {} moves {}\ngo depth 4",
+            start,
+            moves.join(" ")
+        )
+        .unwrap();
+        let best = loop {
+            line.clear();
+            assert!(out.read_line(&mut line).unwrap() > 0, "engine ended");
+            if let Some(m) = line.trim().strip_prefix("bestmove ") {
+                break m.to_string();
+            }
+        };
+        game.play(best.parse().unwrap()).unwrap();
+        assert!(game.moves().len() < 300, "the game does not end");
+    }
+    writeln!(stdin, "quit").unwrap();
+    child.wait().unwrap();
+    let o = game.outcome().unwrap();
+    assert_eq!(
+        o.result_str(),
+        "1-0",
+        "{start}: {o} after {:?}",
+        game.moves()
+    );
+}
