@@ -3,6 +3,7 @@
 
 use clap::{Parser, ValueEnum};
 use millstone::search::{self, Info, Limits, Score};
+use millstone::tablebase::{Tablebase, Wdl};
 use millstone::{Engine, Game, Rules, Variant};
 use millstone_tools::input::parse_line;
 use serde::Serialize;
@@ -56,6 +57,10 @@ struct Cli {
     /// Search threads.
     #[arg(long, default_value_t = 1)]
     threads: usize,
+    /// Endgame tables made by `mill-tb generate`: the search uses them and each covered
+    /// position shows the table's verdict.
+    #[arg(long, value_name = "DIR")]
+    tables: Option<PathBuf>,
 }
 
 #[derive(Serialize)]
@@ -77,7 +82,25 @@ struct PositionOut {
     fen: String,
     bestmove: Option<String>,
     game_over: Option<String>,
+    /// The endgame table's verdict for the side to move, e.g. `win, next mill in 7 plies`.
+    table: Option<String>,
     lines: Vec<LineOut>,
+}
+
+/// The table's verdict in words, for positions the tables cover.
+fn table_verdict(tb: &Tablebase, game: &Game) -> Option<String> {
+    let p = tb.probe(game.position())?;
+    let what = match p.wdl {
+        Wdl::Win => "win",
+        Wdl::CursedWin => "draw (a win spoilt by the 100-ply rule)",
+        Wdl::Draw => "draw",
+        Wdl::BlessedLoss => "draw (a loss saved by the 100-ply rule)",
+        Wdl::Loss => "loss",
+    };
+    Some(match p.wdl {
+        Wdl::Win | Wdl::Loss => format!("{what}, next mill in {} plies", p.plies_to_mill),
+        _ => what.to_string(),
+    })
 }
 
 fn score_text(s: i32) -> String {
@@ -169,6 +192,20 @@ fn main() -> ExitCode {
     let mut engine = Engine::new();
     engine.set_hash_mb(cli.hash);
     engine.set_threads(cli.threads);
+    let tablebase = match &cli.tables {
+        None => None,
+        Some(dir) => {
+            let d = dir.display().to_string();
+            match engine.set_table_path(Some(&d), rules) {
+                Ok(n) => eprintln!("mill-analyze: {n} endgame table(s) of {rules} in {d}"),
+                Err(e) => {
+                    eprintln!("mill-analyze: error: tables in {d}: {e}");
+                    return ExitCode::from(2);
+                }
+            }
+            Tablebase::open(dir).ok()
+        }
+    };
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let mut failed = 0usize;
@@ -192,6 +229,7 @@ fn main() -> ExitCode {
             }
         };
         let fen = game.position().to_fen();
+        let table = tablebase.as_ref().and_then(|tb| table_verdict(tb, &game));
         let (best, lines, over) = match game.outcome() {
             Some(o) => (None, Vec::new(), Some(o.to_string())),
             None => {
@@ -207,6 +245,7 @@ fn main() -> ExitCode {
                     fen,
                     bestmove: best,
                     game_over: over,
+                    table,
                     lines,
                 };
                 writeln!(out, "{}", serde_json::to_string(&p).expect("serializable"))
@@ -215,6 +254,9 @@ fn main() -> ExitCode {
                 let mut s = format!("position {fen}\n");
                 if let Some(o) = over {
                     s += &format!("  game over: {o}\n");
+                }
+                if let Some(t) = table {
+                    s += &format!("  table: {t}\n");
                 }
                 for l in &lines {
                     s += &format!(
