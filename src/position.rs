@@ -680,6 +680,14 @@ impl Position {
         self.rule50 = undo.rule50;
     }
 
+    /// Passes the turn without moving: the search's null move. Not a move of the game (strict
+    /// alternation breaks while pieces are in hand); undo it with a second call.
+    #[inline]
+    pub fn toggle_side(&mut self) {
+        self.side = self.side.other();
+        self.hash ^= zobrist::SIDE;
+    }
+
     /// Plays a move known to be legal (the fast path for search and perft).
     #[inline]
     pub fn play_unchecked(&mut self, m: Move) {

@@ -495,6 +495,28 @@ impl<'a> Searcher<'a> {
             _ => evaluate(&self.pos),
         };
 
+        // Null move, while placing only: a placement is almost never worse than passing, but
+        // once pieces slide, blocked positions make zugzwang common.
+        if !pv_node
+            && depth >= 3
+            && self.pos.in_hand(self.pos.side_to_move()) > 0
+            && static_eval >= beta
+            && beta.abs() < MATE_BOUND
+        {
+            let r = 2 + depth / 4;
+            self.pos.toggle_side();
+            self.keys.push(self.pos.hash());
+            let s = -self.negamax(-beta, -beta + 1, depth - 1 - r, ply + 1);
+            self.keys.pop();
+            self.pos.toggle_side();
+            if self.stopped {
+                return 0;
+            }
+            if s >= beta {
+                return if s >= MATE_BOUND { beta } else { s };
+            }
+        }
+
         let ctx = OrderContext::new(&self.pos);
         let side = self.pos.side_to_move().index();
         let killers = self.killers[ply];
