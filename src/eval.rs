@@ -45,27 +45,27 @@ pub struct Weights {
 /// Weights while placing.
 pub const PLACING: Weights = Weights {
     piece: 100,
-    in_hand: 100,
-    mobility: 4,
-    blocked: -6,
-    mill: 12,
-    open_mill: 22,
+    in_hand: 0,
+    mobility: 28,
+    blocked: -94,
+    mill: 191,
+    open_mill: 93,
     double_mill: 30,
-    junction: 8,
-    fork: 30,
+    junction: 18,
+    fork: 0,
 };
 
 /// Weights in the moving phase.
 pub const MOVING: Weights = Weights {
     piece: 100,
     in_hand: 0,
-    mobility: 8,
-    blocked: -12,
-    mill: 15,
-    open_mill: 28,
-    double_mill: 70,
+    mobility: 0,
+    blocked: -82,
+    mill: 206,
+    open_mill: 219,
+    double_mill: 94,
     junction: 4,
-    fork: 25,
+    fork: 0,
 };
 
 /// Weights for a side that flies: mobility is meaningless, every open line is a threat.
@@ -74,15 +74,15 @@ pub const FLYING: Weights = Weights {
     in_hand: 0,
     mobility: 0,
     blocked: 0,
-    mill: 10,
-    open_mill: 45,
+    mill: 391,
+    open_mill: 316,
     double_mill: 0,
     junction: 0,
     fork: 0,
 };
 
 /// A bonus for the side to move: it acts first on open threats.
-pub const TEMPO: i32 = 10;
+pub const TEMPO: i32 = 73;
 
 /// One side's evaluation terms, already weighted.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -372,13 +372,14 @@ mod tests {
     #[test]
     fn extra_piece_is_worth_about_a_piece() {
         let a = Position::from_fen(
-            "W.W/.../.../W....B/.../.../B.B w 0 0 0 19",
+            "W.W/.../W../W....B/..B/.../B.B w 0 0 0 19",
             Rules::default(),
         )
         .unwrap();
-        // The same with a lonely extra piece for White.
+        // The same with a lonely extra piece for White. Both sides stay in the moving phase: going
+        // from three pieces to four gives up flying, which is worth something in itself.
         let b = Position::from_fen(
-            "W.W/.../.../W...WB/.../.../B.B w 0 0 0 19",
+            "W.W/.../W../W...WB/..B/.../B.B w 0 0 0 19",
             Rules::default(),
         )
         .unwrap();
