@@ -45,27 +45,27 @@ pub struct Weights {
 /// Weights while placing.
 pub const PLACING: Weights = Weights {
     piece: 100,
-    in_hand: 100,
-    mobility: 4,
-    blocked: -6,
-    mill: 12,
-    open_mill: 22,
+    in_hand: 0,
+    mobility: 28,
+    blocked: -94,
+    mill: 191,
+    open_mill: 93,
     double_mill: 30,
-    junction: 8,
-    fork: 30,
+    junction: 18,
+    fork: 0,
 };
 
 /// Weights in the moving phase.
 pub const MOVING: Weights = Weights {
     piece: 100,
     in_hand: 0,
-    mobility: 8,
-    blocked: -12,
-    mill: 15,
-    open_mill: 28,
-    double_mill: 70,
+    mobility: 0,
+    blocked: -82,
+    mill: 206,
+    open_mill: 219,
+    double_mill: 94,
     junction: 4,
-    fork: 25,
+    fork: 0,
 };
 
 /// Weights for a side that flies: mobility is meaningless, every open line is a threat.
@@ -74,15 +74,15 @@ pub const FLYING: Weights = Weights {
     in_hand: 0,
     mobility: 0,
     blocked: 0,
-    mill: 10,
-    open_mill: 45,
+    mill: 391,
+    open_mill: 316,
     double_mill: 0,
     junction: 0,
     fork: 0,
 };
 
 /// A bonus for the side to move: it acts first on open threats.
-pub const TEMPO: i32 = 10;
+pub const TEMPO: i32 = 73;
 
 /// One side's evaluation terms, already weighted.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -183,16 +183,73 @@ fn junction_mask(pos: &Position) -> Bitboard {
     m[pos.variant() as usize]
 }
 
-/// Both sides' weighted terms, White first. One pass over the lines serves both colours.
-fn terms(pos: &Position) -> [Terms; 2] {
+/// One side's raw feature counts: how many of each thing the weights multiply. A count that
+/// does not apply in the side's phase is 0 (mobility and blocked when flying, junctions outside
+/// placing, double mills outside moving).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Pieces on the board.
+    pub pieces: i32,
+    /// Pieces in hand.
+    pub in_hand: i32,
+    /// Slides available.
+    pub mobility: i32,
+    /// Pieces that cannot move.
+    pub blocked: i32,
+    /// Closed mills.
+    pub mills: i32,
+    /// Lines one move from a mill.
+    pub open_mills: i32,
+    /// Pieces that swing between two mills.
+    pub double_mills: i32,
+    /// Pieces on junctions.
+    pub junctions: i32,
+    /// Points that would close two lines at once.
+    pub forks: i32,
+}
+
+/// The raw features of a position: each side's phase and counts, White first. The evaluation is
+/// a linear function of them (see [`Weights::apply`]), which is what tuning needs.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Features {
+    /// Phase of White and Black.
+    pub phases: [Phase; 2],
+    /// Counts of White and Black.
+    pub counts: [Counts; 2],
+}
+
+impl Weights {
+    /// The weights of a phase.
+    pub const fn of(phase: Phase) -> Weights {
+        match phase {
+            Phase::Placing => PLACING,
+            Phase::Moving => MOVING,
+            Phase::Flying => FLYING,
+        }
+    }
+
+    /// These weights applied to one side's counts.
+    #[inline]
+    pub fn apply(&self, c: &Counts) -> Terms {
+        Terms {
+            material: self.piece * c.pieces,
+            hand: self.in_hand * c.in_hand,
+            mobility: self.mobility * c.mobility,
+            blocked: self.blocked * c.blocked,
+            mills: self.mill * c.mills,
+            open_mills: self.open_mill * c.open_mills,
+            double_mills: self.double_mill * c.double_mills,
+            junctions: self.junction * c.junctions,
+            forks: self.fork * c.forks,
+        }
+    }
+}
+
+/// Both sides' raw feature counts. One pass over the lines serves both colours.
+pub fn features(pos: &Position) -> Features {
     let topo = pos.topology();
     let empty = pos.empty();
     let phases = [phase(pos, Color::White), phase(pos, Color::Black)];
-    let weights = phases.map(|ph| match ph {
-        Phase::Placing => PLACING,
-        Phase::Moving => MOVING,
-        Phase::Flying => FLYING,
-    });
     let own = [pos.pieces(Color::White), pos.pieces(Color::Black)];
 
     // All lines at once: one bit per line in each slot word.
@@ -231,15 +288,14 @@ fn terms(pos: &Position) -> [Terms; 2] {
         }
     }
 
-    let mut out = [Terms::default(); 2];
+    let mut counts = [Counts::default(); 2];
     for c in 0..2 {
-        let w = &weights[c];
-        let t = &mut out[c];
-        t.material = w.piece * own[c].count() as i32;
-        t.hand = w.in_hand * pos.in_hand(Color::ALL[c]) as i32;
-        t.mills = w.mill * mills[c];
-        t.open_mills = w.open_mill * open[c];
-        t.forks = w.fork * forks[c].count_ones() as i32;
+        let t = &mut counts[c];
+        t.pieces = own[c].count() as i32;
+        t.in_hand = pos.in_hand(Color::ALL[c]) as i32;
+        t.mills = mills[c];
+        t.open_mills = open[c];
+        t.forks = forks[c].count_ones() as i32;
         match phases[c] {
             Phase::Flying => {}
             Phase::Placing | Phase::Moving => {
@@ -250,12 +306,12 @@ fn terms(pos: &Position) -> [Terms; 2] {
                     moves += n;
                     blocked += (n == 0) as i32;
                 }
-                t.mobility = w.mobility * moves;
-                t.blocked = w.blocked * blocked;
+                t.mobility = moves;
+                t.blocked = blocked;
             }
         }
         if phases[c] == Phase::Placing {
-            t.junctions = w.junction * (own[c] & junction_mask(pos)).count() as i32;
+            t.junctions = (own[c] & junction_mask(pos)).count() as i32;
         }
         if phases[c] == Phase::Moving && mills[c] > 0 {
             // A piece that leaves a mill for a point closing another mill can mill every
@@ -267,10 +323,16 @@ fn terms(pos: &Position) -> [Terms; 2] {
                     doubles += 1;
                 }
             }
-            t.double_mills = w.double_mill * doubles;
+            t.double_mills = doubles;
         }
     }
-    out
+    Features { phases, counts }
+}
+
+/// Both sides' weighted terms, White first: each side's phase weights applied to its counts.
+fn terms(pos: &Position) -> [Terms; 2] {
+    let f = features(pos);
+    [0, 1].map(|c| Weights::of(f.phases[c]).apply(&f.counts[c]))
 }
 
 /// The evaluation with every term, for the `eval` command.
@@ -310,13 +372,14 @@ mod tests {
     #[test]
     fn extra_piece_is_worth_about_a_piece() {
         let a = Position::from_fen(
-            "W.W/.../.../W....B/.../.../B.B w 0 0 0 19",
+            "W.W/.../W../W....B/..B/.../B.B w 0 0 0 19",
             Rules::default(),
         )
         .unwrap();
-        // The same with a lonely extra piece for White.
+        // The same with a lonely extra piece for White. Both sides stay in the moving phase: going
+        // from three pieces to four gives up flying, which is worth something in itself.
         let b = Position::from_fen(
-            "W.W/.../.../W...WB/.../.../B.B w 0 0 0 19",
+            "W.W/.../W../W...WB/..B/.../B.B w 0 0 0 19",
             Rules::default(),
         )
         .unwrap();
