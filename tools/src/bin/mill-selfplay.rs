@@ -8,7 +8,6 @@ use millstone_tools::input::random_opening;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
-use rayon::prelude::*;
 use serde::Serialize;
 use std::io::Write;
 use std::path::PathBuf;
@@ -247,26 +246,23 @@ fn main() -> ExitCode {
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .max(1);
-    let pool = match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
-        Ok(p) => p,
-        Err(e) => {
-            eprintln!("mill-selfplay: error: {e}");
-            return ExitCode::from(2);
-        }
-    };
     let t0 = Instant::now();
+    let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
-    let results: Vec<GameOut> = pool.install(|| {
-        (0..cli.games)
-            .into_par_iter()
-            .map_init(
-                || {
-                    let mut e = Engine::new();
-                    e.set_hash_mb(cli.hash);
-                    e
-                },
-                |engine, id| {
-                    let g = play_one(&cli, rules, engine, id);
+    let slots: Mutex<Vec<Option<GameOut>>> = Mutex::new((0..cli.games).map(|_| None).collect());
+    // One plain thread and one engine per worker, games handed out by a counter. (A rayon
+    // parallel iterator would let a worker that waits for its engine's search pool steal the
+    // next game, nesting searches until memory or the stack runs out.)
+    std::thread::scope(|scope| {
+        for _ in 0..threads.min(cli.games.max(1)) {
+            scope.spawn(|| {
+                let mut engine = Engine::with_hash_mb(cli.hash);
+                loop {
+                    let id = next.fetch_add(1, Ordering::Relaxed);
+                    if id >= cli.games {
+                        break;
+                    }
+                    let g = play_one(&cli, rules, &mut engine, id);
                     let n = done.fetch_add(1, Ordering::Relaxed) + 1;
                     if !cli.quiet {
                         eprintln!(
@@ -277,11 +273,17 @@ fn main() -> ExitCode {
                             g.lines.len()
                         );
                     }
-                    g
-                },
-            )
-            .collect()
+                    slots.lock().expect("no worker panics")[id] = Some(g);
+                }
+            });
+        }
     });
+    let results: Vec<GameOut> = slots
+        .into_inner()
+        .expect("no worker panics")
+        .into_iter()
+        .flatten()
+        .collect();
     let mut out: Box<dyn Write> = match &cli.output {
         Some(p) => match std::fs::File::create(p) {
             Ok(f) => Box::new(std::io::BufWriter::new(f)),
