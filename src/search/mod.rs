@@ -388,14 +388,21 @@ impl<'a> Searcher<'a> {
         self.pv_len[ply] = child_len;
     }
 
-    fn qsearch(&mut self, mut alpha: i32, beta: i32, ply: usize) -> i32 {
+    /// What every node does first: count itself, clear its PV, and answer at once when the
+    /// search is stopping (0, ignored by the callers) or the side to move has already lost.
+    #[inline]
+    fn enter(&mut self, ply: usize) -> Option<i32> {
         self.tick();
         self.pv_len[ply] = ply;
         if self.stopped {
-            return 0;
+            return Some(0);
         }
         self.seldepth = self.seldepth.max(ply);
-        if let Some(s) = self.terminal(ply) {
+        self.terminal(ply)
+    }
+
+    fn qsearch(&mut self, mut alpha: i32, beta: i32, ply: usize) -> i32 {
+        if let Some(s) = self.enter(ply) {
             return s;
         }
         if self.pos.rule50() >= HUNDRED_PLIES {
@@ -447,13 +454,7 @@ impl<'a> Searcher<'a> {
         if depth <= 0 {
             return self.qsearch(alpha, beta, ply);
         }
-        self.tick();
-        self.pv_len[ply] = ply;
-        if self.stopped {
-            return 0;
-        }
-        self.seldepth = self.seldepth.max(ply);
-        if let Some(s) = self.terminal(ply) {
+        if let Some(s) = self.enter(ply) {
             return s;
         }
         if self.pos.rule50() >= HUNDRED_PLIES || self.is_repetition() {

@@ -1,6 +1,7 @@
 //! Shared code of the Millstone tools: the match runner (`mill-match`), self-play
 //! (`mill-selfplay`) and analysis (`mill-analyze`).
 //!
+//! - [`analysis`]: in-process searches that keep every MultiPV line.
 //! - [`protocol`]: engines as subprocesses speaking the protocol, with bounded waits.
 //! - [`builtin`]: the `random` and `greedy` players.
 //! - [`input`]: position lines (opening books, analysis input) and random openings.
@@ -10,6 +11,7 @@
 //! - [`stats`]: Elo, LOS, pentanomial, SPRT.
 #![deny(missing_docs)]
 
+pub mod analysis;
 pub mod builtin;
 pub mod input;
 pub mod protocol;

@@ -2,15 +2,15 @@
 //! variations, through the library in-process.
 
 use clap::{Parser, ValueEnum};
-use millstone::search::{self, Info, Limits, Score};
+use millstone::search::{self, Limits};
 use millstone::tablebase::{Tablebase, Wdl};
 use millstone::{Engine, Game, Rules, Variant};
+use millstone_tools::analysis::{score_text, search_lines};
 use millstone_tools::input::parse_line;
 use serde::Serialize;
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 #[derive(Copy, Clone, Debug, ValueEnum)]
@@ -103,13 +103,6 @@ fn table_verdict(tb: &Tablebase, game: &Game) -> Option<String> {
     })
 }
 
-fn score_text(s: i32) -> String {
-    match Score::from_internal(s) {
-        Score::Cp(c) => format!("cp {c}"),
-        Score::Mate(m) => format!("mate {m}"),
-    }
-}
-
 fn analyse(engine: &mut Engine, game: &Game, cli: &Cli) -> (Option<String>, Vec<LineOut>) {
     let limits = Limits {
         depth: cli.depth.or(if cli.movetime.is_none() {
@@ -124,21 +117,7 @@ fn analyse(engine: &mut Engine, game: &Game, cli: &Cli) -> (Option<String>, Vec<
         multipv: cli.multipv.max(1),
         ..Limits::default()
     };
-    let infos: Arc<Mutex<Vec<Info>>> = Arc::new(Mutex::new(Vec::new()));
-    let sink = infos.clone();
-    let r = engine.search(
-        game,
-        &limits,
-        Box::new(move |info: &Info| {
-            let mut v = sink.lock().expect("lock");
-            let k = info.multipv.saturating_sub(1);
-            if v.len() <= k {
-                v.resize(k + 1, info.clone());
-            }
-            v[k] = info.clone();
-        }),
-    );
-    let infos = infos.lock().expect("lock").clone();
+    let (r, infos) = search_lines(engine, game, &limits);
     let mut lines: Vec<LineOut> = infos
         .iter()
         .filter(|i| !i.pv.is_empty())

@@ -2,8 +2,9 @@
 //! training data and quick sanity checks. One JSON line per position.
 
 use clap::Parser;
-use millstone::search::{Info, Limits, Score};
+use millstone::search::{Info, Limits};
 use millstone::{Engine, Game, Move, Rules, Variant};
+use millstone_tools::analysis::{score_text, search_lines};
 use millstone_tools::input::random_opening;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
@@ -13,7 +14,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// Plays the engine against itself through the library (no processes), games spread over the
@@ -106,13 +107,6 @@ fn mix(mut x: u64) -> u64 {
     x ^ (x >> 31)
 }
 
-fn score_text(s: i32) -> String {
-    match Score::from_internal(s) {
-        Score::Cp(c) => format!("cp {c}"),
-        Score::Mate(m) => format!("mate {m}"),
-    }
-}
-
 fn play_one(cli: &Cli, rules: Rules, engine: &mut Engine, id: usize) -> GameOut {
     let mut rng = StdRng::seed_from_u64(mix(cli.seed ^ mix(id as u64)));
     engine.clear();
@@ -142,20 +136,7 @@ fn play_one(cli: &Cli, rules: Rules, engine: &mut Engine, id: usize) -> GameOut 
             multipv,
             ..Limits::default()
         };
-        let lines: Arc<Mutex<Vec<Info>>> = Arc::new(Mutex::new(Vec::new()));
-        let sink = lines.clone();
-        let r = engine.search(
-            &game,
-            &limits,
-            Box::new(move |info: &Info| {
-                let mut v = sink.lock().expect("lock");
-                let k = info.multipv.saturating_sub(1);
-                if v.len() <= k {
-                    v.resize(k + 1, info.clone());
-                }
-                v[k] = info.clone();
-            }),
-        );
+        let (r, lines) = search_lines(engine, &game, &limits);
         let best = r
             .best
             .expect("the search finds a move while the game is on");
@@ -169,8 +150,7 @@ fn play_one(cli: &Cli, rules: Rules, engine: &mut Engine, id: usize) -> GameOut 
                 .choose(&mut rng)
                 .expect("moves exist")
         } else if temperature > 0.0 {
-            let cands = lines.lock().expect("lock").clone();
-            sample(&cands, temperature, &mut rng).unwrap_or(best)
+            sample(&lines, temperature, &mut rng).unwrap_or(best)
         } else {
             best
         };
