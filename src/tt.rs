@@ -101,15 +101,8 @@ impl TranspositionTable {
     /// the memory the system reports available are refused up front: the table is written in
     /// full when it is made, and overcommitted memory would end the process instead.
     pub fn try_new(mb: usize) -> Result<TranspositionTable, String> {
+        check_size(mb)?;
         let bytes = mb.max(1).saturating_mul(1024 * 1024);
-        if let Some(avail) = available_memory() {
-            if bytes as u64 > avail / 10 * 9 {
-                return Err(format!(
-                    "{mb} MiB is more than the {} MiB of memory available",
-                    avail / (1024 * 1024)
-                ));
-            }
-        }
         let count = (bytes / std::mem::size_of::<Bucket>()).max(1);
         let mut buckets = Vec::new();
         buckets
@@ -226,6 +219,19 @@ impl TranspositionTable {
             }
         }
         (used * 1000).checked_div(seen).unwrap_or(0)
+    }
+}
+
+/// Whether tables of `mb` MiB in all fit in the memory the system reports available (90% of
+/// it), without allocating anything.
+pub fn check_size(mb: usize) -> Result<(), String> {
+    let bytes = mb.max(1).saturating_mul(1024 * 1024);
+    match available_memory() {
+        Some(avail) if bytes as u64 > avail / 10 * 9 => Err(format!(
+            "{mb} MiB is more than the {} MiB of memory available",
+            avail / (1024 * 1024)
+        )),
+        _ => Ok(()),
     }
 }
 

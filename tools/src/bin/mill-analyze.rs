@@ -169,7 +169,10 @@ fn main() -> ExitCode {
         .as_ref()
         .map_or("stdin".to_string(), |p| p.display().to_string());
     let mut engine = Engine::new();
-    engine.set_hash_mb(cli.hash);
+    if let Err(e) = engine.try_set_hash_mb(cli.hash) {
+        eprintln!("mill-analyze: error: --hash {}: {e}", cli.hash);
+        return ExitCode::from(2);
+    }
     engine.set_threads(cli.threads);
     let tablebase = match &cli.tables {
         None => None,

@@ -226,6 +226,15 @@ fn main() -> ExitCode {
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .max(1);
+    // Every worker holds a table of this size: check that they fit before starting.
+    let total_mb = cli.hash.saturating_mul(threads);
+    if let Err(e) = millstone::tt::check_size(total_mb) {
+        eprintln!(
+            "mill-selfplay: error: --hash {} for {threads} workers: {e}",
+            cli.hash
+        );
+        return ExitCode::from(2);
+    }
     let t0 = Instant::now();
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
