@@ -81,6 +81,10 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Some(Command::Bench { depth, hash }) => {
+            if let Err(e) = millstone::tt::check_size(hash) {
+                eprintln!("error: --hash {hash}: {e}");
+                return ExitCode::from(2);
+            }
             print(&format::bench(&bench::run(depth.clamp(1, 64), hash)));
             ExitCode::SUCCESS
         }
