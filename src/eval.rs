@@ -84,18 +84,47 @@ pub const FLYING: Weights = Weights {
 /// A bonus for the side to move (nine): it acts first on open threats.
 pub const TEMPO: i32 = 73;
 
-/// Weights while placing (twelve). The same as nine's for now: tuning twelve on its own
-/// self-play data has not yet shown a gain.
-pub const TWELVE_PLACING: Weights = PLACING;
+/// Weights while placing (twelve).
+pub const TWELVE_PLACING: Weights = Weights {
+    piece: 100,
+    in_hand: 0,
+    mobility: 36,
+    blocked: -24,
+    mill: 133,
+    open_mill: 111,
+    double_mill: 30,
+    junction: 4,
+    fork: 0,
+};
 
 /// Weights in the moving phase (twelve).
-pub const TWELVE_MOVING: Weights = MOVING;
+pub const TWELVE_MOVING: Weights = Weights {
+    piece: 100,
+    in_hand: 0,
+    mobility: 1,
+    blocked: -29,
+    mill: 195,
+    open_mill: 264,
+    double_mill: 52,
+    junction: 4,
+    fork: 0,
+};
 
-/// Weights for a side that flies (twelve).
-pub const TWELVE_FLYING: Weights = FLYING;
+/// Weights for a side that flies (twelve): flying is rare with twelve pieces and 24 points.
+pub const TWELVE_FLYING: Weights = Weights {
+    piece: 100,
+    in_hand: 0,
+    mobility: 0,
+    blocked: 0,
+    mill: 0,
+    open_mill: 266,
+    double_mill: 0,
+    junction: 0,
+    fork: 0,
+};
 
 /// A bonus for the side to move (twelve).
-pub const TWELVE_TEMPO: i32 = TEMPO;
+pub const TWELVE_TEMPO: i32 = 98;
 
 /// The tempo bonus of a variant.
 #[inline]
