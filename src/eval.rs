@@ -1,12 +1,12 @@
 //! Static evaluation, from the side to move's view, in centipieces (100 = one piece).
 //!
-//! Every weight lives in [`Weights`], one set per phase, so tuning touches one place. `trace`
+//! Every weight lives in [`Weights`], one set per variant and phase, so tuning touches one place. `trace`
 //! returns each term separately for the `eval` command; `evaluate` is the sum of the same terms.
 
 use crate::bitboard::Bitboard;
 use crate::position::Position;
 use crate::topology::Topology;
-use crate::types::Color;
+use crate::types::{Color, Variant};
 
 /// The stage of the game for one side, which changes what matters.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
@@ -42,7 +42,7 @@ pub struct Weights {
     pub fork: i32,
 }
 
-/// Weights while placing.
+/// Weights while placing (nine).
 pub const PLACING: Weights = Weights {
     piece: 100,
     in_hand: 0,
@@ -55,7 +55,7 @@ pub const PLACING: Weights = Weights {
     fork: 0,
 };
 
-/// Weights in the moving phase.
+/// Weights in the moving phase (nine).
 pub const MOVING: Weights = Weights {
     piece: 100,
     in_hand: 0,
@@ -68,7 +68,7 @@ pub const MOVING: Weights = Weights {
     fork: 0,
 };
 
-/// Weights for a side that flies: mobility is meaningless, every open line is a threat.
+/// Weights for a side that flies (nine): mobility is meaningless, every open line is a threat.
 pub const FLYING: Weights = Weights {
     piece: 100,
     in_hand: 0,
@@ -81,8 +81,59 @@ pub const FLYING: Weights = Weights {
     fork: 0,
 };
 
-/// A bonus for the side to move: it acts first on open threats.
+/// A bonus for the side to move (nine): it acts first on open threats.
 pub const TEMPO: i32 = 73;
+
+/// Weights while placing (twelve).
+pub const TWELVE_PLACING: Weights = Weights {
+    piece: 100,
+    in_hand: 0,
+    mobility: 36,
+    blocked: -24,
+    mill: 133,
+    open_mill: 111,
+    double_mill: 30,
+    junction: 4,
+    fork: 0,
+};
+
+/// Weights in the moving phase (twelve).
+pub const TWELVE_MOVING: Weights = Weights {
+    piece: 100,
+    in_hand: 0,
+    mobility: 1,
+    blocked: -29,
+    mill: 195,
+    open_mill: 264,
+    double_mill: 52,
+    junction: 4,
+    fork: 0,
+};
+
+/// Weights for a side that flies (twelve): flying is rare with twelve pieces and 24 points.
+pub const TWELVE_FLYING: Weights = Weights {
+    piece: 100,
+    in_hand: 0,
+    mobility: 0,
+    blocked: 0,
+    mill: 0,
+    open_mill: 266,
+    double_mill: 0,
+    junction: 0,
+    fork: 0,
+};
+
+/// A bonus for the side to move (twelve).
+pub const TWELVE_TEMPO: i32 = 98;
+
+/// The tempo bonus of a variant.
+#[inline]
+pub const fn tempo(variant: Variant) -> i32 {
+    match variant {
+        Variant::Nine => TEMPO,
+        Variant::Twelve => TWELVE_TEMPO,
+    }
+}
 
 /// One side's evaluation terms, already weighted.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -176,8 +227,8 @@ fn junction_mask(pos: &Position) -> Bitboard {
     static MASKS: OnceLock<[Bitboard; 2]> = OnceLock::new();
     let m = MASKS.get_or_init(|| {
         [
-            junctions(Topology::of(crate::types::Variant::Nine)),
-            junctions(Topology::of(crate::types::Variant::Twelve)),
+            junctions(Topology::of(Variant::Nine)),
+            junctions(Topology::of(Variant::Twelve)),
         ]
     });
     m[pos.variant() as usize]
@@ -219,12 +270,15 @@ pub struct Features {
 }
 
 impl Weights {
-    /// The weights of a phase.
-    pub const fn of(phase: Phase) -> Weights {
-        match phase {
-            Phase::Placing => PLACING,
-            Phase::Moving => MOVING,
-            Phase::Flying => FLYING,
+    /// The weights of a phase in a variant.
+    pub const fn of(variant: Variant, phase: Phase) -> Weights {
+        match (variant, phase) {
+            (Variant::Nine, Phase::Placing) => PLACING,
+            (Variant::Nine, Phase::Moving) => MOVING,
+            (Variant::Nine, Phase::Flying) => FLYING,
+            (Variant::Twelve, Phase::Placing) => TWELVE_PLACING,
+            (Variant::Twelve, Phase::Moving) => TWELVE_MOVING,
+            (Variant::Twelve, Phase::Flying) => TWELVE_FLYING,
         }
     }
 
@@ -332,18 +386,20 @@ pub fn features(pos: &Position) -> Features {
 /// Both sides' weighted terms, White first: each side's phase weights applied to its counts.
 fn terms(pos: &Position) -> [Terms; 2] {
     let f = features(pos);
-    [0, 1].map(|c| Weights::of(f.phases[c]).apply(&f.counts[c]))
+    let v = pos.variant();
+    [0, 1].map(|c| Weights::of(v, f.phases[c]).apply(&f.counts[c]))
 }
 
 /// The evaluation with every term, for the `eval` command.
 pub fn trace(pos: &Position) -> Trace {
     let us = pos.side_to_move();
     let terms = terms(pos);
-    let total = terms[us.index()].total() - terms[us.other().index()].total() + TEMPO;
+    let tempo = tempo(pos.variant());
+    let total = terms[us.index()].total() - terms[us.other().index()].total() + tempo;
     Trace {
         phases: [phase(pos, Color::White), phase(pos, Color::Black)],
         terms,
-        tempo: TEMPO,
+        tempo,
         total,
     }
 }
@@ -353,7 +409,7 @@ pub fn trace(pos: &Position) -> Trace {
 pub fn evaluate(pos: &Position) -> i32 {
     let t = terms(pos);
     let us = pos.side_to_move().index();
-    t[us].total() - t[1 - us].total() + TEMPO
+    t[us].total() - t[1 - us].total() + tempo(pos.variant())
 }
 
 #[cfg(test)]
@@ -367,6 +423,13 @@ mod tests {
         assert_eq!(evaluate(&p), TEMPO);
         let t = trace(&p);
         assert_eq!(t.total, evaluate(&p));
+        let rules = Rules {
+            variant: Variant::Twelve,
+            flying: true,
+        };
+        let p = Position::new(rules);
+        assert_eq!(evaluate(&p), TWELVE_TEMPO);
+        assert_eq!(trace(&p).total, evaluate(&p));
     }
 
     #[test]

@@ -29,7 +29,7 @@ struct Cli {
     /// result from the mover's view).
     #[arg(required = true)]
     files: Vec<PathBuf>,
-    /// Variant the positions were played in: nine or twelve.
+    /// Variant the positions were played in, and whose weights are tuned: nine or twelve.
     #[arg(long, default_value = "nine")]
     variant: Variant,
     /// The positions were played with flying off.
@@ -134,12 +134,12 @@ fn phase_index(p: Phase) -> usize {
     }
 }
 
-fn current_params() -> [f64; NPARAM] {
+fn current_params(variant: Variant) -> [f64; NPARAM] {
     let mut p = [0.0; NPARAM];
     for (i, &(_, _, ph)) in PHASES.iter().enumerate() {
-        p[i * 9..i * 9 + 9].copy_from_slice(&weights_vec(&Weights::of(ph)));
+        p[i * 9..i * 9 + 9].copy_from_slice(&weights_vec(&Weights::of(variant, ph)));
     }
-    p[TEMPO_IDX] = eval::TEMPO as f64;
+    p[TEMPO_IDX] = eval::tempo(variant) as f64;
     p
 }
 
@@ -283,22 +283,29 @@ fn load(cli: &Cli, rules: Rules) -> Result<(Vec<Sample>, Vec<Sample>, usize), St
     Ok((train, valid, skipped))
 }
 
-fn print_rust(p: &[f64; NPARAM]) {
+fn print_rust(p: &[f64; NPARAM], variant: Variant) {
+    let (prefix, tag) = match variant {
+        Variant::Nine => ("", "nine"),
+        Variant::Twelve => ("TWELVE_", "twelve"),
+    };
     let docs = [
-        "/// Weights while placing.",
-        "/// Weights in the moving phase.",
-        "/// Weights for a side that flies: mobility is meaningless, every open line is a threat.",
+        "/// Weights while placing",
+        "/// Weights in the moving phase",
+        "/// Weights for a side that flies",
     ];
     for (i, &(name, _, _)) in PHASES.iter().enumerate() {
-        println!("{}", docs[i]);
-        println!("pub const {name}: Weights = Weights {{");
+        println!("{} ({tag}).", docs[i]);
+        println!("pub const {prefix}{name}: Weights = Weights {{");
         for (k, field) in NAMES.iter().enumerate() {
             println!("    {field}: {},", p[i * 9 + k].round() as i32);
         }
         println!("}};\n");
     }
-    println!("/// A bonus for the side to move: it acts first on open threats.");
-    println!("pub const TEMPO: i32 = {};", p[TEMPO_IDX].round() as i32);
+    println!("/// A bonus for the side to move ({tag}).");
+    println!(
+        "pub const {prefix}TEMPO: i32 = {};",
+        p[TEMPO_IDX].round() as i32
+    );
 }
 
 fn run(cli: &Cli) -> Result<(), String> {
@@ -316,7 +323,7 @@ fn run(cli: &Cli) -> Result<(), String> {
         valid.len(),
         skipped
     );
-    let start = current_params();
+    let start = current_params(cli.variant);
 
     let k = match cli.k {
         Some(k) => k,
@@ -389,7 +396,7 @@ fn run(cli: &Cli) -> Result<(), String> {
             eprintln!("{:<20} {:>6} {:>8.1}", param_name(j), start[j], p[j]);
         }
     }
-    print_rust(&rounded);
+    print_rust(&rounded, cli.variant);
     Ok(())
 }
 
@@ -410,21 +417,30 @@ mod tests {
 
     #[test]
     fn linear_model_matches_evaluate() {
-        let rules = Rules::default();
-        let p = current_params();
-        for fen in [
-            ".../.../.../....../.../.../... w 9 9 0 1",
-            "W.B/.W./.../BW..B./.../.../... w 5 5 0 5",
-            "W.W/.../.../W...WB/.../.../B.B b 0 0 0 19",
-            "WW./.B./.../W....B/.../B../B.. w 0 0 3 20",
-        ] {
-            let pos = Position::from_fen(fen, rules).unwrap();
-            let s = sample(&pos, 0.5);
-            assert_eq!(
-                eval_of(&s, &p).round() as i32,
-                eval::evaluate(&pos),
-                "{fen}"
-            );
+        for variant in [Variant::Nine, Variant::Twelve] {
+            let rules = Rules {
+                variant,
+                flying: true,
+            };
+            let p = current_params(variant);
+            for fen in [
+                ".../.../.../....../.../.../... w 9 9 0 1",
+                "W.B/.W./.../BW..B./.../.../... w 5 5 0 5",
+                "W.W/.../.../W...WB/.../.../B.B b 0 0 0 19",
+                "WW./.B./.../W....B/.../B../B.. w 0 0 3 20",
+                "W.B/.W./B../..W.B./.../.W./B.. w 8 8 0 5",
+                "W.W/BB./W.B/B..W.B/.W./.B./W.. w 0 0 4 30",
+            ] {
+                let Ok(pos) = Position::from_fen(fen, rules) else {
+                    continue;
+                };
+                let s = sample(&pos, 0.5);
+                assert_eq!(
+                    eval_of(&s, &p).round() as i32,
+                    eval::evaluate(&pos),
+                    "{variant:?} {fen}"
+                );
+            }
         }
     }
 }
