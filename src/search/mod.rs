@@ -30,6 +30,8 @@ pub const INFINITE: i32 = MATE + 1;
 /// every forced win the search proves by itself (those are within `MAX_PLY` of `MATE`), above
 /// `MATE_BOUND`, so the protocol shows it as a (long) mate.
 pub const TB_WIN: i32 = MATE - 400;
+/// Nodes at least this deep without a table move are searched one ply shallower.
+const IIR_DEPTH: i32 = 4;
 /// The deepest ply the search reaches.
 pub const MAX_PLY: usize = 128;
 /// The deepest iteration.
@@ -496,6 +498,13 @@ impl<'a> Searcher<'a> {
                 }
             }
         }
+        // No table move this deep: the node was never searched well; a shallower look first
+        // costs less and gives later visits a move (internal iterative reduction).
+        let depth = if depth >= IIR_DEPTH && tt_move.is_none() {
+            depth - 1
+        } else {
+            depth
+        };
         let static_eval = match entry {
             Some(e) if e.bound != Bound::None => e.eval,
             _ => evaluate(&self.pos),
