@@ -234,30 +234,10 @@ fn junction_mask(pos: &Position) -> Bitboard {
     m[pos.variant() as usize]
 }
 
-/// One side's raw feature counts: how many of each thing the weights multiply. A count that
-/// does not apply in the side's phase is 0 (mobility and blocked when flying, junctions outside
-/// placing, double mills outside moving).
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
-pub struct Counts {
-    /// Pieces on the board.
-    pub pieces: i32,
-    /// Pieces in hand.
-    pub in_hand: i32,
-    /// Slides available.
-    pub mobility: i32,
-    /// Pieces that cannot move.
-    pub blocked: i32,
-    /// Closed mills.
-    pub mills: i32,
-    /// Lines one move from a mill.
-    pub open_mills: i32,
-    /// Pieces that swing between two mills.
-    pub double_mills: i32,
-    /// Pieces on junctions.
-    pub junctions: i32,
-    /// Points that would close two lines at once.
-    pub forks: i32,
-}
+/// One side's raw feature counts: how many of each thing the weights multiply, in the same
+/// shape as the weighted [`Terms`]. A count that does not apply in the side's phase is 0
+/// (mobility and blocked when flying, junctions outside placing, double mills outside moving).
+pub type Counts = Terms;
 
 /// The raw features of a position: each side's phase and counts, White first. The evaluation is
 /// a linear function of them (see [`Weights::apply`]), which is what tuning needs.
@@ -286,8 +266,8 @@ impl Weights {
     #[inline]
     pub fn apply(&self, c: &Counts) -> Terms {
         Terms {
-            material: self.piece * c.pieces,
-            hand: self.in_hand * c.in_hand,
+            material: self.piece * c.material,
+            hand: self.in_hand * c.hand,
             mobility: self.mobility * c.mobility,
             blocked: self.blocked * c.blocked,
             mills: self.mill * c.mills,
@@ -345,8 +325,8 @@ pub fn features(pos: &Position) -> Features {
     let mut counts = [Counts::default(); 2];
     for c in 0..2 {
         let t = &mut counts[c];
-        t.pieces = own[c].count() as i32;
-        t.in_hand = pos.in_hand(Color::ALL[c]) as i32;
+        t.material = own[c].count() as i32;
+        t.hand = pos.in_hand(Color::ALL[c]) as i32;
         t.mills = mills[c];
         t.open_mills = open[c];
         t.forks = forks[c].count_ones() as i32;

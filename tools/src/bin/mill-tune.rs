@@ -113,8 +113,8 @@ fn weights_vec(w: &Weights) -> [f64; 9] {
 
 fn counts_vec(c: &Counts) -> [f64; 9] {
     [
-        c.pieces,
-        c.in_hand,
+        c.material,
+        c.hand,
         c.mobility,
         c.blocked,
         c.mills,
