@@ -7,6 +7,7 @@ use crate::game::Game;
 use crate::position::Position;
 use crate::search::Limits;
 use crate::types::{Rules, Variant};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 /// Bench positions: (variant, flying, position string).
@@ -96,6 +97,17 @@ impl BenchResult {
 
 /// Runs the bench at `depth`, one thread, a fresh table of `hash_mb` for each position.
 pub fn run(depth: i32, hash_mb: usize) -> BenchResult {
+    run_until(depth, hash_mb, &AtomicBool::new(false), |_| {}).expect("nothing stops it")
+}
+
+/// [`run`] that can be stopped: `each` gets every position's line as it is done, and when
+/// `stop` is set the search in progress ends and `None` is returned.
+pub fn run_until(
+    depth: i32,
+    hash_mb: usize,
+    stop: &AtomicBool,
+    mut each: impl FnMut(&(String, String, u64)),
+) -> Option<BenchResult> {
     let mut nodes = 0;
     let mut time = Duration::ZERO;
     let mut lines = Vec::new();
@@ -110,13 +122,24 @@ pub fn run(depth: i32, hash_mb: usize) -> BenchResult {
             ..Limits::default()
         };
         let t = Instant::now();
-        let r = engine.search(&game, &limits, Box::new(|_| {}));
+        engine.start(&game, limits, Box::new(|_| {}), None, Box::new(|_| {}));
+        while engine.is_searching() {
+            if stop.load(Ordering::Relaxed) {
+                engine.stop();
+            }
+            std::thread::sleep(Duration::from_micros(200));
+        }
+        let r = engine.wait().expect("a search was started");
         time += t.elapsed();
+        if stop.load(Ordering::Relaxed) {
+            return None;
+        }
         nodes += r.nodes;
         let best = r.best.map_or("0000".to_string(), |m| m.to_string());
         lines.push((format!("{fen} [{rules}]"), best, r.nodes));
+        each(lines.last().expect("just pushed"));
     }
-    BenchResult { nodes, time, lines }
+    Some(BenchResult { nodes, time, lines })
 }
 
 #[cfg(test)]

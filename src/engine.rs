@@ -2,8 +2,10 @@
 //! and searches that run in the background and can be stopped at any moment.
 
 use crate::game::Game;
-use crate::search::{self, Info, Limits, SearchResult, Searcher, Shared};
-use crate::tablebase::Tablebase;
+use crate::moves::Move;
+use crate::search::{self, Info, Limits, SearchResult, Searcher, Shared, TB_WIN};
+use crate::skill::{self, Skill};
+use crate::tablebase::{Tablebase, Wdl};
 use crate::tt::TranspositionTable;
 use crate::types::Rules;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -13,6 +15,10 @@ use std::time::Instant;
 
 /// Receives each finished iteration's lines while a search runs (called from the search thread).
 pub type Reporter = Box<dyn FnMut(&Info) + Send>;
+
+/// Receives `(depth, move, 1-based move number)` as the root starts a move, about once a second
+/// in long searches (called from the search thread).
+pub type CurrMoveReporter = Box<dyn FnMut(i32, Move, usize) + Send>;
 
 /// Default table size in MiB.
 pub const DEFAULT_HASH_MB: usize = 16;
@@ -30,6 +36,12 @@ pub struct Engine {
     stop: Arc<AtomicBool>,
     worker: Option<JoinHandle<SearchResult>>,
     tablebase: Option<Arc<Tablebase>>,
+    skill: Skill,
+    /// Set while the running search ponders.
+    pondering: Arc<AtomicBool>,
+    /// When the running search began, and when its clock did (see [`Shared::clock_origin_us`]).
+    search_start: Instant,
+    clock_origin_us: Arc<AtomicU64>,
 }
 
 impl Default for Engine {
@@ -64,7 +76,34 @@ impl Engine {
             stop: Arc::new(AtomicBool::new(false)),
             worker: None,
             tablebase: None,
+            skill: Skill::full(),
+            pondering: Arc::new(AtomicBool::new(false)),
+            search_start: Instant::now(),
+            clock_origin_us: Arc::new(AtomicU64::new(0)),
         }
+    }
+
+    /// Plays at this strength from the next search on.
+    pub fn set_skill(&mut self, skill: Skill) {
+        self.skill = skill;
+    }
+
+    /// The strength setting.
+    pub fn skill(&self) -> Skill {
+        self.skill
+    }
+
+    /// Whether the running search ponders (waits for `ponderhit` or `stop`).
+    pub fn is_pondering(&self) -> bool {
+        self.is_searching() && self.pondering.load(Ordering::SeqCst)
+    }
+
+    /// The predicted move was played: the ponder search becomes a normal one, its clock
+    /// starting now. Does nothing when no search ponders.
+    pub fn ponderhit(&self) {
+        let us = self.search_start.elapsed().as_micros() as u64;
+        self.clock_origin_us.store(us, Ordering::SeqCst);
+        self.pondering.store(false, Ordering::SeqCst);
     }
 
     /// Resizes the table (clearing it). Waits for a running search to end first.
@@ -155,27 +194,13 @@ impl Engine {
         game: &Game,
         limits: Limits,
         report: Reporter,
+        currmove: Option<CurrMoveReporter>,
         done: Box<dyn FnOnce(SearchResult) + Send>,
     ) {
-        self.stop_and_wait();
-        let stop = Arc::new(AtomicBool::new(false));
-        self.stop = stop.clone();
-        let tt = self.tt.clone();
-        let pool = self.pool.clone();
-        let threads = self.threads;
+        let ctx = self.prepare(&limits);
         let game = game.clone();
-        let tb = self.tablebase.clone();
         self.worker = Some(std::thread::spawn(move || {
-            let result = run(
-                &tt,
-                &pool,
-                threads,
-                &stop,
-                tb.as_deref(),
-                &game,
-                &limits,
-                report,
-            );
+            let result = run(&ctx, &game, &limits, report, currmove);
             done(result.clone());
             result
         }));
@@ -183,34 +208,68 @@ impl Engine {
 
     /// Searches to the limits and returns the result (blocking). Used by tools and tests.
     pub fn search(&mut self, game: &Game, limits: &Limits, report: Reporter) -> SearchResult {
+        let ctx = self.prepare(limits);
+        run(&ctx, game, limits, report, None)
+    }
+
+    /// Ends the previous search and gathers what the next one shares with the engine.
+    fn prepare(&mut self, limits: &Limits) -> RunContext {
         self.stop_and_wait();
-        let stop = Arc::new(AtomicBool::new(false));
-        self.stop = stop.clone();
-        run(
-            &self.tt,
-            &self.pool,
-            self.threads,
-            &stop,
-            self.tablebase.as_deref(),
-            game,
-            limits,
-            report,
-        )
+        self.stop = Arc::new(AtomicBool::new(false));
+        self.pondering = Arc::new(AtomicBool::new(limits.ponder));
+        self.clock_origin_us = Arc::new(AtomicU64::new(0));
+        self.search_start = Instant::now();
+        RunContext {
+            tt: self.tt.clone(),
+            pool: self.pool.clone(),
+            threads: self.threads,
+            stop: self.stop.clone(),
+            pondering: self.pondering.clone(),
+            clock_origin_us: self.clock_origin_us.clone(),
+            start: self.search_start,
+            tablebase: self.tablebase.clone(),
+            skill: self.skill,
+        }
+    }
+}
+
+/// What one search shares with the engine that started it.
+struct RunContext {
+    tt: Arc<TranspositionTable>,
+    pool: Arc<rayon::ThreadPool>,
+    threads: usize,
+    stop: Arc<AtomicBool>,
+    pondering: Arc<AtomicBool>,
+    clock_origin_us: Arc<AtomicU64>,
+    start: Instant,
+    tablebase: Option<Arc<Tablebase>>,
+    skill: Skill,
+}
+
+/// The score a table value gives a root move: `TB_WIN - plies to the next mill` for a win
+/// (see [`TB_WIN`]), its negation for a loss, 0 for a draw, a cursed win or a blessed loss.
+fn table_score(p: &crate::tablebase::Probe) -> i32 {
+    let win = TB_WIN - p.plies_to_mill as i32;
+    match p.wdl {
+        Wdl::Win => win,
+        Wdl::Loss => -win,
+        _ => 0,
     }
 }
 
 /// At a root the tables cover, keeps only the moves that keep the table's result: the one
 /// fastest win or slowest loss (the search could not see the 100-ply rule's deadline), or every
 /// move that keeps a draw (the search may still pick the one that sets the most problems).
-/// Returns whether the tables covered the root.
-fn restrict_to_table_moves(tb: &Tablebase, game: &Game, limits: &mut Limits) -> bool {
-    use crate::tablebase::Wdl;
+/// Returns the table's score of each move kept, or `None` when the tables do not cover the root.
+fn restrict_to_table_moves(
+    tb: &Tablebase,
+    game: &Game,
+    limits: &mut Limits,
+) -> Option<Vec<(Move, i32)>> {
     if game.outcome().is_some() {
-        return false;
+        return None;
     }
-    let Some(root) = tb.probe_root(game.position()) else {
-        return false;
-    };
+    let root = tb.probe_root(game.position())?;
     let wanted = root.probe.wdl.real();
     let keep: Vec<_> = match wanted {
         Wdl::Win | Wdl::Loss => vec![root.best],
@@ -236,43 +295,95 @@ fn restrict_to_table_moves(tb: &Tablebase, game: &Game, limits: &mut Limits) -> 
         );
         limits.searchmoves = keep;
     }
-    true
+    Some(
+        root.moves
+            .iter()
+            .map(|(m, p)| (*m, table_score(p)))
+            .collect(),
+    )
 }
 
-/// Runs one search on `threads` threads of `pool` (Lazy SMP: all threads search the same
-/// position and meet in the shared table; the main thread's result is played).
-#[allow(clippy::too_many_arguments)]
+/// Runs one search on the context's threads (Lazy SMP: all threads search the same position
+/// and meet in the shared table; the main thread's result is played).
+///
+/// Two things are layered on the plain search here. At a root the tables cover, every line
+/// reports the table's verdict instead of the search's score, which cannot see the 100-ply
+/// deadline. A weakened [`Skill`] searches several lines to its depth limit and picks one.
 fn run(
-    tt: &TranspositionTable,
-    pool: &rayon::ThreadPool,
-    threads: usize,
-    stop: &AtomicBool,
-    tablebase: Option<&Tablebase>,
+    ctx: &RunContext,
     game: &Game,
     limits: &Limits,
     mut report: Reporter,
+    mut currmove: Option<CurrMoveReporter>,
 ) -> SearchResult {
-    tt.new_search();
+    ctx.tt.new_search();
     let pos = game.position();
+    let tablebase = ctx.tablebase.as_deref();
     let snapshot = tablebase
         .map(|tb| tb.snapshot(pos.rules()))
         .filter(|s| !s.is_empty());
     let mut limits = limits.clone();
-    let root_hit = tablebase.is_some_and(|tb| restrict_to_table_moves(tb, game, &mut limits));
+    let table_scores = tablebase.and_then(|tb| restrict_to_table_moves(tb, game, &mut limits));
+    let user_multipv = limits.multipv.max(1);
+    let skill = ctx.skill;
+    if !skill.is_full() {
+        limits.multipv = user_multipv.max(skill::LINES);
+        limits.depth = Some(
+            limits
+                .depth
+                .map_or(skill.depth_limit(), |d| d.min(skill.depth_limit())),
+        );
+    }
     let limits = &limits;
     let shared = Shared {
-        tt,
-        stop,
+        tt: &ctx.tt,
+        stop: &ctx.stop,
         nodes: AtomicU64::new(0),
-        tbhits: AtomicU64::new(root_hit as u64),
-        start: Instant::now(),
+        tbhits: AtomicU64::new(table_scores.is_some() as u64),
+        start: ctx.start,
         budget: search::budget_for(limits, pos),
         node_limit: limits.nodes,
         tb: snapshot.as_ref(),
+        pondering: &ctx.pondering,
+        clock_origin_us: &ctx.clock_origin_us,
+    };
+    // The last full set of lines (one iteration's), for the skill's choice.
+    let root_count = game
+        .legal_moves()
+        .iter()
+        .filter(|m| limits.searchmoves.is_empty() || limits.searchmoves.contains(m))
+        .count();
+    let full_set = limits.multipv.clamp(1, root_count.max(1));
+    let mut lines: Vec<(Move, i32)> = Vec::new();
+    let mut pending: Vec<(Move, i32)> = Vec::new();
+    let mut on_line = |info: &Info| {
+        let mut info = info.clone();
+        if let Some(scores) = &table_scores {
+            if let Some(&(_, s)) = info
+                .pv
+                .first()
+                .and_then(|m| scores.iter().find(|(t, _)| t == m))
+            {
+                info.score = s;
+                info.bound = crate::tt::Bound::Exact;
+            }
+        }
+        if let Some(&m) = info.pv.first() {
+            if info.multipv == 1 {
+                pending.clear();
+            }
+            pending.push((m, info.score));
+            if pending.len() == full_set {
+                lines = std::mem::take(&mut pending);
+            }
+        }
+        if info.multipv <= user_multipv {
+            report(&info);
+        }
     };
     let mut main_result = None;
-    pool.scope(|s| {
-        for id in 1..threads {
+    ctx.pool.scope(|s| {
+        for id in 1..ctx.threads {
             let shared = &shared;
             s.spawn(move |_| {
                 let mut helper = Searcher::new(shared, id, game, &limits.searchmoves);
@@ -284,10 +395,15 @@ fn run(
             });
         }
         let mut main = Searcher::new(&shared, 0, game, &limits.searchmoves);
-        let r = main.iterate(limits, &mut *report);
-        // An infinite search reports its move only when told to stop, even if it has
-        // nothing left to search.
-        while limits.infinite && !shared.stop.load(Ordering::Relaxed) {
+        if let Some(cb) = currmove.as_mut() {
+            main.set_currmove_reporter(&mut **cb);
+        }
+        let r = main.iterate(limits, &mut on_line);
+        // An infinite or pondering search reports its move only when told to stop (or, when
+        // pondering, after `ponderhit`), even if it has nothing left to search.
+        while (limits.infinite || shared.pondering.load(Ordering::Relaxed))
+            && !shared.stop.load(Ordering::Relaxed)
+        {
             std::thread::sleep(std::time::Duration::from_millis(1));
         }
         // The main thread decides: once it is done, the helpers stop too.
@@ -296,5 +412,35 @@ fn run(
     });
     let mut r = main_result.expect("the main thread ran");
     r.nodes = shared.nodes.load(Ordering::Relaxed);
+    if let Some(scores) = &table_scores {
+        if let Some(&(_, s)) = r.best.and_then(|b| scores.iter().find(|(m, _)| *m == b)) {
+            r.score = s;
+        }
+    }
+    if !skill.is_full() && lines.len() > 1 {
+        if let Some(m) = skill.pick(&lines, pos.hash()) {
+            if Some(m) != r.best {
+                let &(_, score) = lines.iter().find(|(l, _)| *l == m).expect("a line's move");
+                r.best = Some(m);
+                r.score = score;
+                r.pv = vec![m];
+                r.ponder = None;
+            }
+        }
+    }
+    if r.ponder.is_none() {
+        r.ponder = r.best.and_then(|b| expected_reply(&ctx.tt, game, b));
+    }
     r
+}
+
+/// The reply the table expects after `best`, when the search's line ended at it.
+fn expected_reply(tt: &TranspositionTable, game: &Game, best: Move) -> Option<Move> {
+    let mut pos = *game.position();
+    pos.make(best);
+    if pos.outcome().is_some() {
+        return None;
+    }
+    let reply = tt.probe(pos.hash())?.mv?;
+    pos.legal_moves().contains(reply).then_some(reply)
 }

@@ -9,7 +9,7 @@
 //! - [`zobrist`]: hash keys; [`game`]: a game record with repetition and the 100-ply rule.
 //! - [`eval`]: static evaluation; [`tt`]: the shared transposition table; [`search`]: the
 //!   alpha-beta search; [`timeman`]: time budgets; [`engine`]: the façade with threads and
-//!   background searches; [`bench`]: the fixed benchmark and its node signature.
+//!   background searches; [`skill`]: playing weaker on purpose; [`bench`]: the fixed benchmark and its node signature.
 //! - [`protocol`]: the text protocol the `millstone` binary speaks (see `protocol.md`).
 //! - [`tablebase`]: perfect endgame tables of the moving phase.
 //!
@@ -31,6 +31,7 @@ pub mod perft;
 pub mod position;
 pub mod protocol;
 pub mod search;
+pub mod skill;
 pub mod tablebase;
 pub mod timeman;
 pub mod topology;

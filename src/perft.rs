@@ -3,6 +3,7 @@
 use crate::movegen;
 use crate::moves::{Move, MoveList};
 use crate::position::Position;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Counts the move sequences of `depth` plies, with every removal choice a separate move. A side
 /// that has lost has no moves; repetition and the 100-ply rule play no part. The last ply is
@@ -56,4 +57,64 @@ pub fn divide(pos: &mut Position, depth: u32) -> Vec<(Move, u64)> {
             (m, n)
         })
         .collect()
+}
+
+/// [`divide`] that can be stopped: hands each root move's count to `each` as soon as it is
+/// known, and gives up when `stop` is set (checked every few thousand leaves). Returns whether
+/// it counted every move; a move whose count was cut short is not handed over.
+pub fn divide_until(
+    pos: &mut Position,
+    depth: u32,
+    stop: &AtomicBool,
+    mut each: impl FnMut(Move, u64),
+) -> bool {
+    if depth == 0 {
+        return true;
+    }
+    for &m in pos.legal_moves().iter() {
+        let undo = pos.make(m);
+        let n = perft_until(pos, depth - 1, stop);
+        pos.unmake(m, undo);
+        match n {
+            Some(n) => each(m, n),
+            None => return false,
+        }
+    }
+    true
+}
+
+fn perft_until(pos: &mut Position, depth: u32, stop: &AtomicBool) -> Option<u64> {
+    // Below this the subtrees are small enough to finish between two looks at the flag.
+    if depth <= 3 {
+        return (!stop.load(Ordering::Relaxed)).then(|| perft(pos, depth));
+    }
+    let mut list = MoveList::new();
+    movegen::generate(pos, &mut list);
+    let mut total = 0;
+    for &m in list.iter() {
+        let undo = pos.make(m);
+        let n = perft_until(pos, depth - 1, stop);
+        pos.unmake(m, undo);
+        total += n?;
+    }
+    Some(total)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::Rules;
+
+    #[test]
+    fn divide_until_agrees_with_divide_and_stops() {
+        let mut pos = Position::new(Rules::default());
+        let mut got = Vec::new();
+        let go = AtomicBool::new(false);
+        assert!(divide_until(&mut pos, 4, &go, |m, n| got.push((m, n))));
+        assert_eq!(got, divide(&mut pos, 4));
+        let stop = AtomicBool::new(true);
+        let mut any = false;
+        assert!(!divide_until(&mut pos, 6, &stop, |_, _| any = true));
+        assert!(!any);
+    }
 }

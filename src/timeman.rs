@@ -10,6 +10,9 @@ pub struct TimeBudget {
     pub soft: Duration,
     /// Stop the search at once past this.
     pub hard: Duration,
+    /// A fixed time for the move (`movetime`): use it whole, starting new iterations until the
+    /// hard limit; a clock's budget instead starts none past a part of `soft`.
+    pub fixed: bool,
 }
 
 /// The clock state given by `go`.
@@ -37,7 +40,11 @@ pub fn budget(clock: &Clock, us: Color, overhead: Duration) -> Option<TimeBudget
         // A fixed time is the harness's promise of that much thinking: keep back the overhead,
         // but never more than a quarter of the time, or short move times would leave nothing.
         let t = mt.saturating_sub(overhead.min(mt / 4)).max(floor);
-        return Some(TimeBudget { soft: t, hard: t });
+        return Some(TimeBudget {
+            soft: t,
+            hard: t,
+            fixed: true,
+        });
     }
     let left = clock.time[us.index()]?;
     let inc = clock.inc[us.index()];
@@ -52,7 +59,11 @@ pub fn budget(clock: &Clock, us: Color, overhead: Duration) -> Option<TimeBudget
         usable.mul_f64(0.35)
     };
     let hard = (soft * 4).min(hard_cap).max(soft).max(floor);
-    Some(TimeBudget { soft, hard })
+    Some(TimeBudget {
+        soft,
+        hard,
+        fixed: false,
+    })
 }
 
 #[cfg(test)]

@@ -1,168 +1,14 @@
-//! The protocol, driven through the real binary over pipes. Every read has a timeout, so a
-//! silent engine fails a test instead of hanging the suite.
+//! The protocol, driven through the real binary over pipes (see `engine_process`).
 
-use millstone::{Game, Move, Position, Rules, Variant};
+mod engine_process;
+
+use engine_process::{bestmove_of, check_legal, position_cmd, Engine};
+use millstone::{Game, Position, Rules, Variant};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::process::Command;
 use std::thread;
 use std::time::{Duration, Instant};
-
-const TIMEOUT: Duration = Duration::from_secs(20);
-
-struct Engine {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    rx: Receiver<String>,
-}
-
-impl Engine {
-    fn start() -> Engine {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_millstone"))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("the engine starts");
-        let stdout = child.stdout.take().unwrap();
-        let (tx, rx) = mpsc::channel();
-        thread::spawn(move || {
-            let mut r = BufReader::new(stdout);
-            let mut buf = Vec::new();
-            loop {
-                buf.clear();
-                match r.read_until(b'\n', &mut buf) {
-                    Ok(0) | Err(_) => return,
-                    Ok(_) => {
-                        let s = String::from_utf8(buf.clone()).expect("output is UTF-8");
-                        if tx.send(s.trim_end_matches('\n').to_string()).is_err() {
-                            return;
-                        }
-                    }
-                }
-            }
-        });
-        let stdin = child.stdin.take();
-        Engine { child, stdin, rx }
-    }
-
-    fn send_bytes(&mut self, b: &[u8]) {
-        let w = self.stdin.as_mut().expect("stdin open");
-        w.write_all(b).unwrap();
-        w.write_all(b"\n").unwrap();
-        w.flush().unwrap();
-    }
-
-    fn send(&mut self, line: &str) {
-        self.send_bytes(line.as_bytes());
-    }
-
-    fn recv(&self, timeout: Duration) -> Option<String> {
-        match self.rx.recv_timeout(timeout) {
-            Ok(l) => Some(l),
-            Err(RecvTimeoutError::Timeout) => None,
-            Err(RecvTimeoutError::Disconnected) => None,
-        }
-    }
-
-    /// All lines up to and including the first that starts with `prefix`.
-    fn until(&self, prefix: &str) -> Vec<String> {
-        let deadline = Instant::now() + TIMEOUT;
-        let mut v = Vec::new();
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            let l = self
-                .recv(left)
-                .unwrap_or_else(|| panic!("no '{prefix}' line in time; got {v:?}"));
-            let done = l.starts_with(prefix);
-            v.push(l);
-            if done {
-                return v;
-            }
-        }
-    }
-
-    /// Sends `isready` and returns what came before `readyok`.
-    fn sync(&mut self) -> Vec<String> {
-        self.send("isready");
-        let mut v = self.until("readyok");
-        v.pop();
-        v
-    }
-
-    fn query(&mut self, what: &str) -> String {
-        self.send(&format!("query {what}"));
-        let l = self.until("response").pop().unwrap();
-        l.strip_prefix("response").unwrap().trim().to_string()
-    }
-
-    /// Sends a `go` and returns its lines, `bestmove` last.
-    fn go(&mut self, args: &str) -> Vec<String> {
-        self.send(&format!("go {args}"));
-        self.until("bestmove")
-    }
-
-    fn is_alive(&mut self) -> bool {
-        self.child.try_wait().unwrap().is_none()
-    }
-
-    /// Waits for the process to end; its exit time.
-    fn wait_exit(&mut self, limit: Duration) -> Option<Duration> {
-        let t = Instant::now();
-        while t.elapsed() < limit {
-            if self.child.try_wait().unwrap().is_some() {
-                return Some(t.elapsed());
-            }
-            thread::sleep(Duration::from_millis(1));
-        }
-        None
-    }
-}
-
-impl Drop for Engine {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn bestmove_of(lines: &[String]) -> String {
-    let l = lines.last().unwrap();
-    l.strip_prefix("bestmove ").unwrap().to_string()
-}
-
-fn position_cmd(moves: &[Move]) -> String {
-    let mut s = "position startpos moves".to_string();
-    for m in moves {
-        s.push(' ');
-        s.push_str(&m.to_string());
-    }
-    s
-}
-
-/// Checks a `go`'s lines against the game: the best move and every pv's first move are legal.
-fn check_legal(game: &Game, lines: &[String]) {
-    let legal = game.legal_moves();
-    for l in lines {
-        if let Some(pv) = l.split(" pv ").nth(1) {
-            let first: Move = pv.split(' ').next().unwrap().parse().unwrap();
-            assert!(legal.contains(first), "pv move {first} illegal in {l}");
-        }
-    }
-    let best = bestmove_of(lines);
-    if game.outcome().is_some() {
-        assert_eq!(best, "0000");
-    } else {
-        let m: Move = best.parse().unwrap();
-        assert!(
-            legal.contains(m),
-            "bestmove {best} illegal in {:?}",
-            game.position()
-        );
-    }
-}
 
 #[test]
 fn handshake() {
@@ -355,10 +201,11 @@ fn bad_input_gets_one_error_and_changes_nothing() {
         ),
         (b"setoption name UCI_Variant value twelve", "x"),
         (b"go depth -1", "negative"),
-        (b"go wtime -100 btime 100", "negative"),
+        (b"go movetime -100", "negative"),
+        (b"go mate", "missing"),
         (b"go nodes many", "not a number"),
         (b"go depth", "missing"),
-        (b"go ponder", "unexpected 'ponder'"),
+        (b"go ponderx", "unexpected 'ponderx'"),
         (b"go searchmoves", "missing"),
         (b"go searchmoves zz", "move 1 'zz'"),
         (b"go searchmoves d1 a1", "move 2 'a1' is not legal"),

@@ -2,7 +2,7 @@
 //! won table position it wins against itself, through the protocol, within the 100-ply rule.
 
 use millstone::engine::Engine;
-use millstone::search::{Limits, Score};
+use millstone::search::{Limits, Score, TB_BOUND};
 use millstone::tablebase::{file_name, solve_pair, Table, Tablebase, Wdl};
 use millstone::{Game, Position, Rules, Variant};
 use rand::rngs::StdRng;
@@ -78,10 +78,12 @@ fn verdict_is_the_tables() {
         };
         let r = engine.search(&Game::new(pos), &limits, Box::new(|_| {}));
         let score = Score::from_internal(r.score);
+        // A covered root reports the table's verdict: a win or loss as a cp value beyond
+        // TB_BOUND (the length in moves is unknown), a draw as 0.
         let ok = match (wdl, score) {
-            (Wdl::Win, Score::Mate(n)) => n > 0,
-            (Wdl::Loss, Score::Mate(n)) => n < 0,
-            (Wdl::Draw, Score::Cp(_)) => true,
+            (Wdl::Win, Score::Cp(c)) => c >= TB_BOUND,
+            (Wdl::Loss, Score::Cp(c)) => c <= -TB_BOUND,
+            (Wdl::Draw, Score::Cp(c)) => c == 0,
             _ => false,
         };
         assert!(ok, "{pos}: table {wdl:?}, engine {score:?}");
@@ -129,7 +131,7 @@ fn wins_a_won_table_position_through_the_protocol() {
             line.clear();
             assert!(out.read_line(&mut line).unwrap() > 0, "engine ended");
             if let Some(m) = line.trim().strip_prefix("bestmove ") {
-                break m.to_string();
+                break m.split(' ').next().unwrap().to_string();
             }
         };
         game.play(best.parse().unwrap()).unwrap();

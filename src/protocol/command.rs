@@ -56,6 +56,10 @@ pub struct Go {
     pub infinite: bool,
     /// `searchmoves`.
     pub searchmoves: Vec<MoveToken>,
+    /// `ponder`: search the position after the predicted reply until `ponderhit` or `stop`.
+    pub ponder: bool,
+    /// `mate N`: look for a forced win in at most N moves.
+    pub mate: Option<u64>,
 }
 
 fn ms(v: u64) -> Duration {
@@ -78,6 +82,8 @@ impl Go {
             searchmoves: self.searchmoves.iter().map(|t| t.mv).collect(),
             multipv,
             move_overhead,
+            ponder: self.ponder,
+            mate: self.mate.map(|m| m.clamp(1, MAX_DEPTH as u64) as u32),
         }
     }
 }
@@ -130,6 +136,8 @@ pub enum Command {
     Go(Go),
     /// `stop`.
     Stop,
+    /// `ponderhit`: the predicted move was played; the ponder search goes on as a normal one.
+    PonderHit,
     /// `quit`.
     Quit,
     /// `query <what>`.
@@ -340,7 +348,7 @@ fn parse_position(args: &[&str]) -> Result<Command, CommandError> {
     Ok(Command::Position { start, moves })
 }
 
-const GO_KEYWORDS: [&str; 14] = [
+const GO_KEYWORDS: [&str; 16] = [
     "depth",
     "nodes",
     "movetime",
@@ -355,6 +363,14 @@ const GO_KEYWORDS: [&str; 14] = [
     "p2inc",
     "infinite",
     "searchmoves",
+    "ponder",
+    "mate",
+];
+
+/// Parameters that are clock readings: a GUI may send one below zero when a flag has fallen, and
+/// it means "no time left", not a mistake.
+const CLOCK_KEYWORDS: [&str; 8] = [
+    "wtime", "btime", "winc", "binc", "p1time", "p2time", "p1inc", "p2inc",
 ];
 
 fn parse_go(args: &[&str]) -> Result<Command, CommandError> {
@@ -365,6 +381,7 @@ fn parse_go(args: &[&str]) -> Result<Command, CommandError> {
         i += 1;
         match key {
             "infinite" => go.infinite = true,
+            "ponder" => go.ponder = true,
             "searchmoves" => {
                 let n = args[i..]
                     .iter()
@@ -387,9 +404,13 @@ fn parse_go(args: &[&str]) -> Result<Command, CommandError> {
                     });
                 };
                 i += 1;
-                let v = Some(parse_number(k, text)?);
+                let v = match parse_number(k, text) {
+                    Err(CommandError::Negative { .. }) if CLOCK_KEYWORDS.contains(&k) => Some(0),
+                    r => Some(r?),
+                };
                 match k {
                     "depth" => go.depth = v,
+                    "mate" => go.mate = v,
                     "nodes" => go.nodes = v,
                     "movetime" => go.movetime = v,
                     "wtime" | "p1time" => go.time[0] = v,
@@ -466,6 +487,7 @@ pub fn parse(line: &str) -> Result<Option<Command>, CommandError> {
         "isready" => no_args("isready", args, Command::IsReady),
         "ucinewgame" | "uginewgame" => no_args("ucinewgame", args, Command::NewGame),
         "stop" => no_args("stop", args, Command::Stop),
+        "ponderhit" => no_args("ponderhit", args, Command::PonderHit),
         "quit" => no_args("quit", args, Command::Quit),
         "d" => no_args("d", args, Command::Display),
         "eval" => no_args("eval", args, Command::Eval),
@@ -609,7 +631,16 @@ mod tests {
             Err(CommandError::NotANumber { .. })
         ));
         assert!(parse("go depth").is_err());
-        assert!(parse("go ponder").is_err());
+        assert!(parse("go mate").is_err());
+        assert!(parse("go mate -2").is_err());
+        assert!(parse("go movetime -5").is_err());
+        let Command::Go(g) = ok("go ponder wtime -120 btime 500 winc -1 mate 3") else {
+            panic!()
+        };
+        assert!(g.ponder);
+        assert_eq!(g.time, [Some(0), Some(500)]);
+        assert_eq!(g.inc[0], Some(0));
+        assert_eq!(g.mate, Some(3));
         let Command::Go(g) = ok("go searchmoves d6 a1 depth 2") else {
             panic!()
         };

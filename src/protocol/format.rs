@@ -53,11 +53,27 @@ pub fn readyok() -> String {
 }
 
 /// The move a search ends with; `0000` when there is none.
-pub fn bestmove(m: Option<Move>) -> String {
-    match m {
-        Some(m) => format!("bestmove {m}"),
-        None => "bestmove 0000".to_string(),
+pub fn bestmove(m: Option<Move>, ponder: Option<Move>) -> String {
+    match (m, ponder) {
+        (Some(m), Some(p)) => format!("bestmove {m} ponder {p}"),
+        (Some(m), None) => format!("bestmove {m}"),
+        (None, _) => "bestmove 0000".to_string(),
     }
+}
+
+/// The root move the search has started on, in a long search.
+pub fn currmove(depth: i32, m: Move, number: usize) -> String {
+    format!("info depth {depth} currmove {m} currmovenumber {number}")
+}
+
+/// One root move's count while `perft` runs.
+pub fn perft_move(m: Move, n: u64) -> String {
+    format!("{m}: {n}")
+}
+
+/// One position's line while `bench` runs.
+pub fn bench_line((fen, best, nodes): &(String, String, u64)) -> String {
+    format!("{fen}: bestmove {best} nodes {nodes}")
 }
 
 /// A free-text line for people.
@@ -203,26 +219,32 @@ pub fn eval(pos: &Position) -> Vec<String> {
 /// The output of `perft`, shared with the command line: one `<move>: <count>` line per root
 /// move, then `nodes <total>`.
 pub fn perft(divide: &[(Move, u64)], depth: u32) -> Vec<String> {
-    let mut v: Vec<String> = divide.iter().map(|(m, n)| format!("{m}: {n}")).collect();
+    let mut v: Vec<String> = divide.iter().map(|&(m, n)| perft_move(m, n)).collect();
     let total: u64 = if depth == 0 {
         1
     } else {
         divide.iter().map(|(_, n)| n).sum()
     };
-    v.push(format!("nodes {total}"));
+    v.push(perft_total(total));
     v
 }
 
 /// The output of `bench`, shared with the command line: one line per position, then
 /// `<nodes> nodes <nps> nps`.
 pub fn bench(r: &BenchResult) -> Vec<String> {
-    let mut v: Vec<String> = r
-        .lines
-        .iter()
-        .map(|(fen, best, nodes)| format!("{fen}: bestmove {best} nodes {nodes}"))
-        .collect();
-    v.push(format!("{} nodes {} nps", r.nodes, r.nps()));
+    let mut v: Vec<String> = r.lines.iter().map(bench_line).collect();
+    v.push(bench_total(r));
     v
+}
+
+/// The last line of `bench`: `<nodes> nodes <nps> nps`.
+pub fn bench_total(r: &BenchResult) -> String {
+    format!("{} nodes {} nps", r.nodes, r.nps())
+}
+
+/// The last line of `perft`: `nodes <total>`.
+pub fn perft_total(total: u64) -> String {
+    format!("nodes {total}")
 }
 
 #[cfg(test)]

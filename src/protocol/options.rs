@@ -4,6 +4,7 @@
 //! anything, and the dispatch loop applies the resulting [`Setting`]. So a bad `setoption`
 //! changes nothing, and a good one can stop a running search before it takes effect.
 
+use crate::skill;
 use crate::types::Variant;
 use std::fmt;
 
@@ -50,7 +51,7 @@ pub struct Spec {
 }
 
 /// Every option, in the order `uci` announces them.
-pub const TABLE: [Spec; 9] = [
+pub const TABLE: [Spec; 14] = [
     Spec {
         name: "Hash",
         kind: Kind::Spin {
@@ -106,6 +107,38 @@ pub const TABLE: [Spec; 9] = [
         name: "TablePath",
         kind: Kind::Text { default: "<empty>" },
     },
+    Spec {
+        name: "Ponder",
+        kind: Kind::Check { default: false },
+    },
+    Spec {
+        name: "Skill Level",
+        kind: Kind::Spin {
+            default: skill::MAX_LEVEL as i64,
+            min: 0,
+            max: skill::MAX_LEVEL as i64,
+        },
+    },
+    Spec {
+        name: "UCI_LimitStrength",
+        kind: Kind::Check { default: false },
+    },
+    Spec {
+        name: "UCI_Elo",
+        kind: Kind::Spin {
+            default: skill::MAX_ELO as i64,
+            min: skill::MIN_ELO as i64,
+            max: skill::MAX_ELO as i64,
+        },
+    },
+    Spec {
+        name: "Skill Seed",
+        kind: Kind::Spin {
+            default: 0,
+            min: 0,
+            max: 2147483647,
+        },
+    },
 ];
 
 /// A checked change, ready to apply.
@@ -129,6 +162,16 @@ pub enum Setting {
     ClearHash,
     /// The directory of endgame tables; `None` turns them off.
     TablePath(Option<String>),
+    /// Whether the GUI may send `go ponder` (announced; pondering works either way).
+    Ponder(bool),
+    /// Strength level 0..=20.
+    SkillLevel(u32),
+    /// Whether `UCI_Elo` sets the strength.
+    LimitStrength(bool),
+    /// Strength as an Elo rating.
+    Elo(i32),
+    /// Seed of a weakened engine's choices; 0 for a new one per process.
+    SkillSeed(u64),
 }
 
 /// Why a `setoption` was refused.
@@ -180,6 +223,16 @@ pub struct Options {
     pub move_overhead: u64,
     /// Whether `info` lines carry `wdl`.
     pub show_wdl: bool,
+    /// `Ponder` (announced for GUIs; `go ponder` works either way).
+    pub ponder: bool,
+    /// `Skill Level`.
+    pub skill_level: u32,
+    /// `UCI_LimitStrength`.
+    pub limit_strength: bool,
+    /// `UCI_Elo`.
+    pub elo: i32,
+    /// `Skill Seed`.
+    pub skill_seed: u64,
 }
 
 impl Default for Options {
@@ -188,6 +241,11 @@ impl Default for Options {
             multipv: 1,
             move_overhead: 30,
             show_wdl: false,
+            ponder: false,
+            skill_level: skill::MAX_LEVEL,
+            limit_strength: false,
+            elo: skill::MAX_ELO,
+            skill_seed: 0,
         }
     }
 }
@@ -221,7 +279,11 @@ impl Options {
                     "Hash" => Setting::Hash(v as usize),
                     "Threads" => Setting::Threads(v as usize),
                     "MultiPV" => Setting::MultiPv(v as usize),
-                    _ => Setting::MoveOverhead(v as u64),
+                    "Move Overhead" => Setting::MoveOverhead(v as u64),
+                    "Skill Level" => Setting::SkillLevel(v as u32),
+                    "UCI_Elo" => Setting::Elo(v as i32),
+                    "Skill Seed" => Setting::SkillSeed(v as u64),
+                    other => unreachable!("spin option {other} has no setting"),
                 })
             }
             Kind::Check { .. } => {
@@ -234,7 +296,10 @@ impl Options {
                 };
                 Ok(match spec.name {
                     "Flying" => Setting::Flying(v),
-                    _ => Setting::ShowWdl(v),
+                    "UCI_ShowWDL" => Setting::ShowWdl(v),
+                    "Ponder" => Setting::Ponder(v),
+                    "UCI_LimitStrength" => Setting::LimitStrength(v),
+                    other => unreachable!("check option {other} has no setting"),
                 })
             }
             Kind::Combo { vars, .. } => {
@@ -273,6 +338,44 @@ mod tests {
             Ok(Setting::Flying(false))
         );
         assert_eq!(Options::parse("clear hash", None), Ok(Setting::ClearHash));
+        assert_eq!(
+            Options::parse("skill level", Some("3")),
+            Ok(Setting::SkillLevel(3))
+        );
+        assert_eq!(
+            Options::parse("uci_limitstrength", Some("true")),
+            Ok(Setting::LimitStrength(true))
+        );
+        assert_eq!(
+            Options::parse("UCI_Elo", Some(&skill::MIN_ELO.to_string())),
+            Ok(Setting::Elo(skill::MIN_ELO))
+        );
+        assert_eq!(
+            Options::parse("ponder", Some("TRUE")),
+            Ok(Setting::Ponder(true))
+        );
+        assert_eq!(
+            Options::parse("Skill Seed", Some("42")),
+            Ok(Setting::SkillSeed(42))
+        );
+    }
+
+    #[test]
+    fn every_option_parses_its_default() {
+        for spec in TABLE {
+            let default = match spec.kind {
+                Kind::Spin { default, .. } => default.to_string(),
+                Kind::Check { default } => default.to_string(),
+                Kind::Combo { default, .. } => default.to_string(),
+                Kind::Button => String::new(),
+                Kind::Text { default } => default.to_string(),
+            };
+            assert!(
+                Options::parse(spec.name, Some(&default)).is_ok(),
+                "{}",
+                spec.name
+            );
+        }
     }
 
     #[test]
@@ -285,5 +388,7 @@ mod tests {
         assert!(Options::parse("Flying", Some("yes")).is_err());
         assert!(Options::parse("UCI_Variant", Some("12")).is_err());
         assert!(Options::parse("Nope", Some("1")).is_err());
+        assert!(Options::parse("Skill Level", Some("21")).is_err());
+        assert!(Options::parse("UCI_Elo", Some("1")).is_err());
     }
 }

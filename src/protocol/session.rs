@@ -7,8 +7,11 @@
 //!   `info string error: ...` line and changes nothing, a running search included.
 //! - `position`, `setoption` and `ucinewgame` stop a running search first (its `bestmove` is
 //!   written as usual), then take effect.
-//! - `go`, `perft` and `bench` are refused while a search runs.
-//! - `stop` waits for the search's `bestmove`, so the next command sees no search.
+//! - `go`, `perft` and `bench` are refused while a search runs. `perft` and `bench` run in the
+//!   background like a search (a *job*): `isready` is answered meanwhile, `stop` ends them, and
+//!   `quit` does not wait for them.
+//! - `stop` waits for the search's `bestmove` (or the job's last line), so the next command
+//!   sees no search.
 //! - "A search runs" means: `go` was accepted and its `bestmove` has not been written yet. The
 //!   search thread clears the flag under the output lock as it writes `bestmove`, so a GUI that
 //!   answers `bestmove` at once with `go` is never told a search still runs.
@@ -21,12 +24,15 @@ use super::reader::Input;
 use crate::bench;
 use crate::engine::Engine;
 use crate::game::Game;
+use crate::moves::Move;
 use crate::perft;
 use crate::position::Position;
 use crate::search::{Info, SearchResult};
+use crate::skill::Skill;
 use crate::types::Rules;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::thread::JoinHandle;
 use std::time::Duration;
 
 /// Whether the loop goes on.
@@ -45,7 +51,18 @@ pub struct Session {
     game: Game,
     options: Options,
     out: Output,
+    /// Set from an accepted `go`, `perft` or `bench` until its last line is written.
     searching: Arc<AtomicBool>,
+    /// A running `perft` or `bench`.
+    job: Option<Job>,
+    /// The seed of a weakened engine's choices while `Skill Seed` is 0: new for each process.
+    process_seed: u64,
+}
+
+/// `perft` or `bench` running in the background.
+struct Job {
+    stop: Arc<AtomicBool>,
+    handle: JoinHandle<()>,
 }
 
 impl Session {
@@ -59,6 +76,8 @@ impl Session {
             options: Options::default(),
             out,
             searching: Arc::new(AtomicBool::new(false)),
+            job: None,
+            process_seed: rand::random::<u64>() | 1,
         }
     }
 
@@ -117,23 +136,69 @@ impl Session {
         drop(self.out.lock());
     }
 
-    /// Stops the running search, if any, and waits for its `bestmove`.
+    /// Stops the running search or job, if any, and waits for its last line.
     fn stop_search(&mut self) {
         if self.is_searching() {
             self.engine.stop();
         }
         // Also reaps a search that has just ended on its own.
         self.engine.wait();
+        if let Some(job) = self.job.take() {
+            job.stop.store(true, Ordering::SeqCst);
+            if job.handle.join().is_err() {
+                log::error!("a perft or bench thread panicked");
+                self.searching.store(false, Ordering::SeqCst);
+            }
+        }
     }
 
     fn refuse_while_searching(&self, what: &str) -> Result<(), String> {
-        if self.is_searching() {
+        if !self.is_searching() {
+            Ok(())
+        } else if self.job.as_ref().is_some_and(|j| !j.handle.is_finished()) {
+            Err(format!(
+                "{what}: perft or bench is running; send stop (or wait for its last line) first"
+            ))
+        } else {
             Err(format!(
                 "{what}: a search is running; send stop and wait for bestmove first"
             ))
-        } else {
-            Ok(())
         }
+    }
+
+    /// The strength the options ask for.
+    fn skill(&self) -> Skill {
+        let o = &self.options;
+        let seed = if o.skill_seed == 0 {
+            self.process_seed
+        } else {
+            o.skill_seed
+        };
+        if o.limit_strength {
+            Skill::from_elo(o.elo, seed)
+        } else {
+            Skill::level(o.skill_level, seed)
+        }
+    }
+
+    /// Runs `work` in the background as a job: it gets the stop flag and writes its own lines;
+    /// `last` gives its final line (under the output lock, so that the busy flag is cleared in
+    /// step with it).
+    fn start_job(&mut self, work: impl FnOnce(&AtomicBool, &Output) -> String + Send + 'static) {
+        // Reap a job that finished on its own.
+        self.stop_search();
+        let stop = Arc::new(AtomicBool::new(false));
+        let out = self.out.clone();
+        let flag = self.searching.clone();
+        let job_stop = stop.clone();
+        self.searching.store(true, Ordering::SeqCst);
+        let handle = std::thread::spawn(move || {
+            let last = work(&job_stop, &out);
+            let mut w = out.lock();
+            flag.store(false, Ordering::SeqCst);
+            w.line(&last);
+        });
+        self.job = Some(Job { stop, handle });
     }
 
     fn execute(&mut self, cmd: Command) -> Result<Flow, String> {
@@ -159,6 +224,11 @@ impl Session {
             }
             Command::Go(go) => self.go(&go)?,
             Command::Stop => self.stop_search(),
+            Command::PonderHit => {
+                if self.engine.is_pondering() {
+                    self.engine.ponderhit();
+                }
+            }
             Command::Quit => return Ok(Flow::Quit),
             Command::Query(q) => self.query(q),
             Command::Display => self.out.lines(&format::display(&self.game)),
@@ -166,13 +236,31 @@ impl Session {
             Command::Perft(depth) => {
                 self.refuse_while_searching("perft")?;
                 let mut pos = *self.game.position();
-                let divide = perft::divide(&mut pos, depth);
-                self.out.lines(&format::perft(&divide, depth));
+                self.start_job(move |stop, out| {
+                    let mut total = 0;
+                    let done = perft::divide_until(&mut pos, depth, stop, |m, n| {
+                        total += n;
+                        out.line(&format::perft_move(m, n));
+                    });
+                    match (done, depth) {
+                        (true, 0) => format::perft_total(1),
+                        (true, _) => format::perft_total(total),
+                        (false, _) => format::info_string("perft stopped"),
+                    }
+                });
             }
             Command::Bench(depth) => {
                 self.refuse_while_searching("bench")?;
-                let r = bench::run(depth.unwrap_or(bench::DEFAULT_DEPTH), 16);
-                self.out.lines(&format::bench(&r));
+                let depth = depth.unwrap_or(bench::DEFAULT_DEPTH);
+                self.start_job(move |stop, out| {
+                    let r = bench::run_until(depth, 16, stop, |l| {
+                        out.line(&format::bench_line(l));
+                    });
+                    match r {
+                        Some(r) => format::bench_total(&r),
+                        None => format::info_string("bench stopped"),
+                    }
+                });
             }
         }
         Ok(Flow::Continue)
@@ -192,6 +280,11 @@ impl Session {
             Setting::MoveOverhead(ms) => self.options.move_overhead = ms,
             Setting::ShowWdl(b) => self.options.show_wdl = b,
             Setting::ClearHash => self.engine.clear(),
+            Setting::Ponder(b) => self.options.ponder = b,
+            Setting::SkillLevel(l) => self.options.skill_level = l,
+            Setting::LimitStrength(b) => self.options.limit_strength = b,
+            Setting::Elo(e) => self.options.elo = e,
+            Setting::SkillSeed(s) => self.options.skill_seed = s,
             Setting::TablePath(dir) => {
                 let n = self
                     .engine
@@ -234,7 +327,7 @@ impl Session {
         if let Some(o) = self.game.outcome() {
             let mut w = self.out.lock();
             w.line(&format::game_over_info(o, show_wdl));
-            w.line(&format::bestmove(None));
+            w.line(&format::bestmove(None, None));
             return Ok(());
         }
         let legal = self.game.legal_moves();
@@ -254,14 +347,19 @@ impl Session {
         let out = self.out.clone();
         let report = Box::new(move |i: &Info| out.line(&format::info(i, show_wdl)));
         let out = self.out.clone();
+        let currmove =
+            Box::new(move |depth: i32, m: Move, n: usize| out.line(&format::currmove(depth, m, n)));
+        let out = self.out.clone();
         let flag = self.searching.clone();
         let done = Box::new(move |r: SearchResult| {
             let mut w = out.lock();
             flag.store(false, Ordering::SeqCst);
-            w.line(&format::bestmove(r.best));
+            w.line(&format::bestmove(r.best, r.ponder));
         });
+        self.engine.set_skill(self.skill());
         self.searching.store(true, Ordering::SeqCst);
-        self.engine.start(&self.game, limits, report, done);
+        self.engine
+            .start(&self.game, limits, report, Some(currmove), done);
         Ok(())
     }
 

@@ -26,10 +26,15 @@ pub const MATE: i32 = 32000;
 pub const MATE_BOUND: i32 = MATE - 1000;
 /// Above every score.
 pub const INFINITE: i32 = MATE + 1;
-/// A won endgame-table position at the root scores `TB_WIN - plies to the next mill`: below
-/// every forced win the search proves by itself (those are within `MAX_PLY` of `MATE`), above
-/// `MATE_BOUND`, so the protocol shows it as a (long) mate.
-pub const TB_WIN: i32 = MATE - 400;
+/// A won endgame-table position scores `TB_WIN - plies from the root to the next mill`. The
+/// tables know that the win is certain under the rules but not how many moves it takes (only
+/// where the next mill comes), so these scores stay below the mate range: the protocol shows
+/// them as `cp` values of [`TB_BOUND`] and more, which no GUI can take for a mate distance, and
+/// which are above every evaluation.
+pub const TB_WIN: i32 = 20000;
+/// Scores beyond this (in absolute value) and below [`MATE_BOUND`] are endgame-table wins or
+/// losses: the next mill is at most 100 plies away and the search at most `MAX_PLY` deep.
+pub const TB_BOUND: i32 = TB_WIN - 1000;
 /// Nodes at least this deep without a table move are searched one ply shallower.
 const IIR_DEPTH: i32 = 4;
 /// The deepest ply the search reaches.
@@ -59,6 +64,13 @@ impl Score {
     }
 }
 
+/// Whether a score is decided (a forced win or loss, by the search or the tables), so that no
+/// evaluation can change it.
+#[inline]
+pub fn is_decisive(s: i32) -> bool {
+    s.abs() >= TB_BOUND
+}
+
 /// Win/draw/loss expectation in permille for a score, from the side to move's view.
 ///
 /// Two logistic curves, for the win and the loss, placed so that the expected score
@@ -67,10 +79,10 @@ impl Score {
 pub fn wdl(score: i32) -> (u32, u32, u32) {
     const WDL_SHIFT: f64 = 225.0;
     const WDL_SCALE: f64 = 232.0;
-    if score >= MATE_BOUND {
+    if score >= TB_BOUND {
         return (1000, 0, 0);
     }
-    if score <= -MATE_BOUND {
+    if score <= -TB_BOUND {
         return (0, 0, 1000);
     }
     let s = score as f64;
@@ -98,6 +110,10 @@ pub struct Limits {
     pub multipv: usize,
     /// Time kept back for communication per move.
     pub move_overhead: Duration,
+    /// Pondering: no limit applies until the engine's `ponderhit` (the clock starts then).
+    pub ponder: bool,
+    /// Stop once a forced win in at most this many moves is found.
+    pub mate: Option<u32>,
 }
 
 /// A finished iteration's line, for the reporter.
@@ -162,14 +178,30 @@ pub struct Shared<'a> {
     pub tb: Option<&'a Snapshot>,
     /// Table hits of all threads, updated with the node count.
     pub tbhits: AtomicU64,
+    /// Set while the search ponders: limits wait until it is cleared by `ponderhit`.
+    pub pondering: &'a AtomicBool,
+    /// Microseconds after `start` at which the clock began (the `ponderhit`; 0 otherwise).
+    pub clock_origin_us: &'a AtomicU64,
+}
+
+impl Shared<'_> {
+    /// Time on the clock since it began, or `None` while pondering.
+    #[inline]
+    pub fn clock_elapsed(&self) -> Option<Duration> {
+        if self.pondering.load(Ordering::Relaxed) {
+            return None;
+        }
+        let origin = Duration::from_micros(self.clock_origin_us.load(Ordering::Relaxed));
+        Some(self.start.elapsed().saturating_sub(origin))
+    }
 }
 
 /// Converts a score to the table's form: win/loss distances from this node instead of the root.
 #[inline]
 fn score_to_tt(s: i32, ply: usize) -> i32 {
-    if s >= MATE_BOUND {
+    if s >= TB_BOUND {
         s + ply as i32
-    } else if s <= -MATE_BOUND {
+    } else if s <= -TB_BOUND {
         s - ply as i32
     } else {
         s
@@ -178,9 +210,9 @@ fn score_to_tt(s: i32, ply: usize) -> i32 {
 
 #[inline]
 fn score_from_tt(s: i32, ply: usize) -> i32 {
-    if s >= MATE_BOUND {
+    if s >= TB_BOUND {
         s - ply as i32
-    } else if s <= -MATE_BOUND {
+    } else if s <= -TB_BOUND {
         s + ply as i32
     } else {
         s
@@ -251,6 +283,8 @@ pub struct Searcher<'a> {
     lmr: Box<[[i32; 64]; 64]>,
     root_moves: Vec<RootMove>,
     frames: Vec<Frame>,
+    currmove: Option<&'a mut (dyn FnMut(i32, Move, usize) + Send)>,
+    last_currmove: Option<Instant>,
 }
 
 impl<'a> Searcher<'a> {
@@ -287,6 +321,30 @@ impl<'a> Searcher<'a> {
             lmr: lmr_table(),
             root_moves,
             frames: (0..=MAX_PLY + 1).map(|_| Frame::new()).collect(),
+            currmove: None,
+            last_currmove: None,
+        }
+    }
+
+    /// Reports `(depth, move, 1-based number)` as the root starts a move, once the search has
+    /// run a second and at most once a second (GUIs show it in long searches).
+    pub fn set_currmove_reporter(&mut self, f: &'a mut (dyn FnMut(i32, Move, usize) + Send)) {
+        self.currmove = Some(f);
+    }
+
+    fn report_currmove(&mut self, depth: i32, i: usize) {
+        const EVERY: Duration = Duration::from_secs(1);
+        let Some(f) = self.currmove.as_mut() else {
+            return;
+        };
+        let now = Instant::now();
+        let due = match self.last_currmove {
+            Some(t) => now.duration_since(t) >= EVERY,
+            None => now.duration_since(self.sh.start) >= EVERY,
+        };
+        if due {
+            self.last_currmove = Some(now);
+            f(depth, self.root_moves[i].mv, i + 1);
         }
     }
 
@@ -312,11 +370,12 @@ impl<'a> Searcher<'a> {
                 self.tbhits = 0;
             }
             if self.is_main() {
-                let over_nodes = self.sh.node_limit.is_some_and(|n| total >= n);
-                let over_time = self
-                    .sh
-                    .budget
-                    .is_some_and(|b| self.sh.start.elapsed() >= b.hard);
+                let clock = self.sh.clock_elapsed();
+                let over_nodes = clock.is_some() && self.sh.node_limit.is_some_and(|n| total >= n);
+                let over_time = match (self.sh.budget, clock) {
+                    (Some(b), Some(t)) => t >= b.hard,
+                    _ => false,
+                };
                 if over_nodes || over_time {
                     self.sh.stop.store(true, Ordering::Relaxed);
                 }
@@ -516,7 +575,7 @@ impl<'a> Searcher<'a> {
             && depth >= 3
             && self.pos.in_hand(self.pos.side_to_move()) > 0
             && static_eval >= beta
-            && beta.abs() < MATE_BOUND
+            && !is_decisive(beta)
         {
             let r = 2 + depth / 4;
             self.pos.toggle_side();
@@ -528,7 +587,7 @@ impl<'a> Searcher<'a> {
                 return 0;
             }
             if s >= beta {
-                return if s >= MATE_BOUND { beta } else { s };
+                return if is_decisive(s) { beta } else { s };
             }
         }
 
@@ -649,6 +708,7 @@ impl<'a> Searcher<'a> {
         self.pv_len[0] = 0;
         for i in pv_idx..self.root_moves.len() {
             let m = self.root_moves[i].mv;
+            self.report_currmove(depth, i);
             self.seldepth = 0;
             let u = self.make(m);
             let s = if i == pv_idx {
@@ -726,7 +786,7 @@ impl<'a> Searcher<'a> {
             for pv_idx in 0..multipv {
                 let prev = self.root_moves[pv_idx].prev_score;
                 let mut delta = 30;
-                let (mut alpha, mut beta) = if depth >= 4 && prev.abs() < MATE_BOUND {
+                let (mut alpha, mut beta) = if depth >= 4 && !is_decisive(prev) {
                     ((prev - delta).max(-INFINITE), (prev + delta).min(INFINITE))
                 } else {
                     (-INFINITE, INFINITE)
@@ -769,20 +829,8 @@ impl<'a> Searcher<'a> {
                 break;
             }
             completed = depth;
-            if self.is_main() {
-                // A forced result within reach needs no deeper look.
-                let best = self.root_moves[0].score;
-                if !limits.infinite && best.abs() >= MATE_BOUND && MATE - best.abs() < depth {
-                    break;
-                }
-                if let Some(b) = self.sh.budget {
-                    if self.root_moves.len() == 1 {
-                        break;
-                    }
-                    if !limits.infinite && self.sh.start.elapsed() >= b.soft.mul_f64(0.55) {
-                        break;
-                    }
-                }
+            if self.is_main() && self.done_after_iteration(limits, depth) {
+                break;
             }
             depth += 1;
         }
@@ -802,6 +850,37 @@ impl<'a> Searcher<'a> {
             nodes: self.sh.nodes.load(Ordering::Relaxed),
             pv: best.pv.clone(),
         }
+    }
+
+    /// Whether the main thread should start no new iteration after finishing `depth`. While
+    /// pondering or searching without end, only `stop` ends the search (or `ponderhit`, which
+    /// turns the limits on).
+    fn done_after_iteration(&self, limits: &Limits, depth: i32) -> bool {
+        let Some(elapsed) = self.sh.clock_elapsed() else {
+            return false;
+        };
+        if limits.infinite {
+            return false;
+        }
+        let best = self.root_moves[0].score;
+        // A forced result within reach needs no deeper look.
+        if best.abs() >= MATE_BOUND && MATE - best.abs() < depth {
+            return true;
+        }
+        if let Some(n) = limits.mate {
+            if best >= MATE_BOUND && (MATE - best + 1) / 2 <= n as i32 {
+                return true;
+            }
+        }
+        let Some(b) = self.sh.budget else {
+            return false;
+        };
+        if self.root_moves.len() == 1 {
+            return true;
+        }
+        // With a clock, an iteration started late would likely be cut off; a fixed move time
+        // is meant to be used whole, and the hard limit ends the last iteration.
+        !b.fixed && elapsed >= b.soft.mul_f64(0.55)
     }
 
     fn info(&self, depth: i32, line: usize) -> Info {
