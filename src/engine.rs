@@ -4,7 +4,7 @@
 use crate::game::Game;
 use crate::moves::Move;
 use crate::search::{self, Info, Limits, SearchResult, Searcher, Shared, TB_WIN};
-use crate::skill::{self, Skill};
+use crate::skill::Skill;
 use crate::tablebase::{Tablebase, Wdl};
 use crate::tt::TranspositionTable;
 use crate::types::Rules;
@@ -324,10 +324,15 @@ fn run(
         .filter(|s| !s.is_empty());
     let mut limits = limits.clone();
     let table_scores = tablebase.and_then(|tb| restrict_to_table_moves(tb, game, &mut limits));
+    if table_scores.is_some() {
+        // Every child of a covered root is a table hit, so deeper iterations learn nothing.
+        limits.depth = Some(1);
+    }
+    let mut table_lines: Vec<(Move, Vec<Move>)> = Vec::new();
     let user_multipv = limits.multipv.max(1);
     let skill = ctx.skill;
     if !skill.is_full() {
-        limits.multipv = user_multipv.max(skill::LINES);
+        limits.multipv = user_multipv.max(skill.lines());
         limits.depth = Some(
             limits
                 .depth
@@ -366,6 +371,13 @@ fn run(
             {
                 info.score = s;
                 info.bound = crate::tt::Bound::Exact;
+                let first = info.pv[0];
+                let tb = tablebase.expect("table scores come from the tables");
+                if !table_lines.iter().any(|(m, _)| *m == first) {
+                    table_lines.push((first, table_line(tb, game, first)));
+                }
+                let line = table_lines.iter().find(|(m, _)| *m == first);
+                info.pv = line.expect("just added").1.clone();
             }
         }
         if let Some(&m) = info.pv.first() {
@@ -432,6 +444,28 @@ fn run(
         r.ponder = r.best.and_then(|b| expected_reply(&ctx.tt, game, b));
     }
     r
+}
+
+/// The line the tables play after `first`: the winner hurrying to its next mill, the loser
+/// delaying it, a draw kept; up to the end of the tables' knowledge, the game, or 24 plies.
+fn table_line(tb: &Tablebase, game: &Game, first: Move) -> Vec<Move> {
+    const MAX_LINE: usize = 24;
+    let mut g = game.clone();
+    let mut line = vec![first];
+    if g.play(first).is_err() {
+        return line;
+    }
+    while line.len() < MAX_LINE && g.outcome().is_none() {
+        let Some(root) = tb.probe_root(g.position()) else {
+            break;
+        };
+        line.push(root.best);
+        if g.play(root.best).is_err() {
+            line.pop();
+            break;
+        }
+    }
+    line
 }
 
 /// The reply the table expects after `best`, when the search's line ended at it.

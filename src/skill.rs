@@ -1,10 +1,10 @@
 //! Playing weaker on purpose, for people: `Skill Level`, `UCI_LimitStrength` and `UCI_Elo`.
 //!
-//! A weakened engine searches less deep and looks at several lines; it then picks one of them
-//! with a random push that grows with the weakness and with how close the lines are, as
-//! Stockfish's skill levels do. The moves stay plausible (always one of the best few lines the
-//! search found, never a random legal move), and weaker levels simply see less far and choose
-//! less well among them. The randomness depends only on the seed and the position, so a game
+//! A weakened engine searches less deep and looks at several lines, as Stockfish's skill levels
+//! do; it then picks one at random, each line weighted by `exp(-loss / T)` where `loss` is how
+//! much worse than the best line it scored and the temperature `T` grows as the level falls.
+//! So the moves stay plausible (a line that throws a piece away is rare even at level 0, and
+//! never chosen at the top levels), and weaker levels see less far and choose less well. The randomness depends only on the seed and the position, so a game
 //! against a fixed seed with one thread and a depth-limited search reproduces move for move.
 
 use crate::moves::Move;
@@ -12,9 +12,6 @@ use crate::search::MATE_BOUND;
 
 /// The full-strength level (no weakening).
 pub const MAX_LEVEL: u32 = 20;
-
-/// How many lines a weakened search looks at.
-pub const LINES: usize = 4;
 
 /// Elo of each level, on the scale where `greedy` (the tools' one-ply player) stands at 1000.
 /// Levels between two listed ones are interpolated. PROVISIONAL: evenly spaced guesses until
@@ -86,6 +83,23 @@ impl Skill {
         self.centilevel
     }
 
+    /// How many lines a weakened search looks at: five at level 19, where the choice is among
+    /// good moves, up to twenty-four at level 0, where it takes in moves that miss a threat,
+    /// as a beginner's do.
+    pub fn lines(&self) -> usize {
+        4 + (MAX_LEVEL * 100 - self.centilevel.min(MAX_LEVEL * 100)).div_ceil(100) as usize
+    }
+
+    /// The temperature of the choice, in centipieces: a line `t` worse than the best is
+    /// chosen `e` times less often. It falls with the square of the distance to full
+    /// strength (plus a sixth power that only the lowest levels feel), so that the top levels
+    /// almost always play the best line and level 0 often plays a piece away.
+    pub fn temperature(&self) -> f64 {
+        let weakness = (MAX_LEVEL * 100 - self.centilevel.min(MAX_LEVEL * 100)) as f64 / 2000.0;
+        let w2 = weakness * weakness;
+        300.0 * w2 + 300.0 * w2 * w2 * w2
+    }
+
     /// The deepest iteration a weakened search runs.
     pub fn depth_limit(&self) -> i32 {
         1 + (self.centilevel / 100) as i32
@@ -103,20 +117,20 @@ impl Skill {
         if top >= MATE_BOUND {
             return Some(first);
         }
-        let weakness = 120.0 - 2.0 * self.centilevel as f64 / 100.0;
-        let last = lines[lines.len() - 1].1;
-        let delta = (top - last).clamp(0, 100) as f64;
+        let t = self.temperature().max(1e-3);
+        let weights: Vec<f64> = lines
+            .iter()
+            .map(|&(_, s)| (-((top - s).max(0) as f64) / t).exp())
+            .collect();
         let mut rng = SplitMix(self.seed ^ key.rotate_left(17));
-        let mut best = (first, i64::MIN);
-        for &(m, s) in lines {
-            let r = (rng.next() % weakness as u64) as f64;
-            let push = (weakness * (top - s) as f64 + delta * r) / 128.0;
-            let v = s as i64 + push as i64;
-            if v > best.1 {
-                best = (m, v);
+        let mut u = (rng.next() >> 11) as f64 / (1u64 << 53) as f64 * weights.iter().sum::<f64>();
+        for (&(m, _), w) in lines.iter().zip(&weights) {
+            if u < *w {
+                return Some(m);
             }
+            u -= w;
         }
-        Some(best.0)
+        Some(lines[lines.len() - 1].0)
     }
 }
 
