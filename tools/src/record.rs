@@ -63,6 +63,40 @@ pub struct GameRecord {
     pub event: String,
     /// Date the game was played (`YYYY.MM.DD`).
     pub date: String,
+    /// 1-based index of the opening pair (one pairing's two colour-swapped games of one
+    /// round) in the whole match; 0 in records of older versions.
+    #[serde(default)]
+    pub pair: usize,
+    /// The match the game belongs to, for `mill-match merge`.
+    #[serde(default, rename = "match", skip_serializing_if = "Option::is_none")]
+    pub match_info: Option<MatchInfo>,
+}
+
+/// What identifies a match, written with every game so that the records of the shards of one
+/// match can be merged (and records of different matches are not). Two shards of one match
+/// differ only in `shard`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MatchInfo {
+    /// The participants' names in `--engine` order.
+    pub engines: Vec<String>,
+    /// Gauntlet (first against all) instead of a round robin.
+    pub gauntlet: bool,
+    /// Games per pairing.
+    pub games: usize,
+    /// Games in the whole match (all shards).
+    pub scheduled: usize,
+    /// The limits and adjudication of the games, e.g. `depth 1` or `tc 2+0.05 margin 100`.
+    pub limits: String,
+    /// Where the openings come from, e.g. `random 4` or `book 50 sequential`.
+    pub openings: String,
+    /// The SPRT parameters (`elo0=0 elo1=5 alpha=0.05 beta=0.05`), if one was run.
+    pub sprt: Option<String>,
+    /// Games before an SPRT decision counts.
+    pub sprt_min_games: usize,
+    /// This run's shard, 1-based.
+    pub shard: usize,
+    /// The number of shards (1: the whole match in one run).
+    pub shards: usize,
 }
 
 impl GameRecord {
@@ -244,6 +278,8 @@ mod tests {
             scores: vec![None; moves.len()],
             event: "t".into(),
             date: today(),
+            pair: 1,
+            match_info: None,
         }
     }
 

@@ -67,6 +67,8 @@ pub struct Settings {
     pub adjudicate_draw_plies: Option<usize>,
     /// Draw after this many plies in all.
     pub max_plies: Option<usize>,
+    /// Engines think on the opponent's time (`Ponder` option, `go ponder`, `ponderhit`).
+    pub ponder: bool,
 }
 
 impl Settings {
@@ -269,8 +271,10 @@ fn fault_of(e: EngineError, when: &str, timed: bool) -> Fault {
 pub struct GameSpec {
     /// 1-based game number.
     pub game: usize,
-    /// 1-based round (opening pair).
+    /// 1-based round (the opening).
     pub round: usize,
+    /// 1-based opening pair: one pairing's colour-swapped games of one round.
+    pub pair: usize,
     /// Index of the opening.
     pub opening_index: usize,
     /// The start position string.
@@ -312,6 +316,8 @@ pub fn play_game(
         scores: Vec::new(),
         event: event.to_string(),
         date: crate::record::today(),
+        pair: spec.pair,
+        match_info: None,
     };
     let lose = |record: &mut GameRecord, loser: Color, f: Fault, name: &str| {
         record.result = if loser == Color::White { "0-1" } else { "1-0" }.into();
@@ -444,11 +450,13 @@ mod tests {
             stall_timeout: Duration::from_secs(1),
             adjudicate_draw_plies: None,
             max_plies: None,
+            ponder: false,
         };
         for g in 1..=10 {
             let spec = GameSpec {
                 game: g,
                 round: 1,
+                pair: 1,
                 opening_index: 0,
                 fen: Position::new(settings.rules).to_fen(),
                 white: 0,
