@@ -638,6 +638,12 @@ pub fn merge(files: &[PathBuf]) -> Result<Merged, String> {
                     rec.game, info.scheduled
                 ));
             }
+            if shard_of(rec.pair, info.shards) != info.shard {
+                return Err(format!(
+                    "{at}: game {} (pair {}) is not one of shard {}/{}'s games",
+                    rec.game, rec.pair, info.shard, info.shards
+                ));
+            }
             shards_seen.insert(info.shard);
             let key: Key = (
                 MatchInfo { shard: 0, ..info },
