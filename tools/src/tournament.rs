@@ -1029,6 +1029,40 @@ mod tests {
     }
 
     #[test]
+    fn shards_partition_the_schedule_by_pairs() {
+        let mut c = config(3, 7, false);
+        let all = schedule(&c);
+        assert_eq!(all.len(), 21);
+        assert_eq!(parse_shard("2/3"), Ok((2, 3)));
+        for bad in ["0/3", "4/3", "1/0", "x/2", "2"] {
+            assert!(parse_shard(bad).is_err(), "{bad}");
+        }
+        for n in [1, 2, 3, 5, 40] {
+            let mut seen = Vec::new();
+            for k in 1..=n {
+                c.shard = Some((k, n));
+                for g in games_to_play(&c) {
+                    // The same game as in the whole schedule, and its pair partner here too.
+                    let whole = &all[g.game - 1];
+                    assert_eq!(
+                        (g.fen.as_str(), g.white, g.black),
+                        (whole.fen.as_str(), whole.white, whole.black)
+                    );
+                    assert_eq!(shard_of(g.pair, n), k);
+                    seen.push(g.game);
+                }
+                assert_eq!(match_info(&c).shard, k);
+            }
+            seen.sort();
+            assert_eq!(seen, (1..=21).collect::<Vec<_>>(), "{n} shards");
+        }
+        // A pair's two games share their pair number; the pairs count up.
+        assert_eq!(all[0].pair, all[1].pair);
+        assert_eq!(all[2].pair, 2);
+        assert_eq!(all.last().unwrap().pair, 12);
+    }
+
+    #[test]
     fn round_robin_of_builtins() {
         let c = config(3, 4, false);
         let r = run(&c).unwrap();

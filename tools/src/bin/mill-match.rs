@@ -23,7 +23,7 @@ enum Order {
 #[command(
     name = "mill-match",
     version,
-    after_help = "Examples:\n  mill-match --engine cmd=target/release/millstone name=new --engine builtin=greedy --tc 5+0.05 --games 20\n  mill-match --engine builtin=random --engine builtin=greedy --depth 1 --games 100 --random-opening 4 --seed 1 --jsonl games.jsonl\n  mill-match --engine cmd=./a --engine cmd=./b --movetime 100 --games 1000 --sprt elo0=0 elo1=5 alpha=0.05 beta=0.05 --concurrency 2"
+    after_help = "Examples:\n  mill-match --engine cmd=target/release/millstone name=new --engine builtin=greedy --tc 5+0.05 --games 20\n  mill-match --engine builtin=random --engine builtin=greedy --depth 1 --games 100 --random-opening 4 --seed 1 --jsonl games.jsonl\n  mill-match --engine cmd=./a --engine cmd=./b --movetime 100 --games 1000 --sprt elo0=0 elo1=5 alpha=0.05 beta=0.05 --concurrency 2\n\nA match in two runs, then its results (see mill-match merge --help):\n  mill-match --engine cmd=./a --engine cmd=./b --tc 10+0.1 --games 1000 --seed 1 --shard 1/2 --jsonl s1.jsonl\n  mill-match --engine cmd=./a --engine cmd=./b --tc 10+0.1 --games 1000 --seed 1 --shard 2/2 --jsonl s2.jsonl\n  mill-match merge s1.jsonl s2.jsonl"
 )]
 struct Cli {
     /// An engine: key=value settings: name=NAME, cmd=PATH, arg=ARG (repeatable), dir=DIR,
@@ -124,6 +124,7 @@ struct Cli {
 #[derive(Parser, Debug)]
 #[command(
     name = "mill-match merge",
+    bin_name = "mill-match merge",
     version,
     after_help = "Example:\n  mill-match --shard 1/2 ... --jsonl s1.jsonl; mill-match --shard 2/2 ... --jsonl s2.jsonl\n  mill-match merge s1.jsonl s2.jsonl --jsonl all.jsonl"
 )]

@@ -89,6 +89,7 @@ struct Cli {
 #[derive(Parser, Debug)]
 #[command(
     name = "mill-selfplay merge",
+    bin_name = "mill-selfplay merge",
     version,
     after_help = "Example:\n  mill-selfplay --shard 1/2 --games 100 --depth 6 -o s1.jsonl; mill-selfplay --shard 2/2 --games 100 --depth 6 -o s2.jsonl\n  mill-selfplay merge s1.jsonl s2.jsonl -o selfplay.jsonl"
 )]
