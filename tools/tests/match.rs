@@ -759,3 +759,95 @@ fn time_losses_and_crashes_while_pondering() {
         assert!(rec.detail.contains("crashed after"), "{}", rec.detail);
     }
 }
+
+#[test]
+fn engines_hung_in_a_ponder_search_lose_on_time_and_are_restarted() {
+    let d = scratch("ponder-deaf");
+    let jsonl = d.join("games.jsonl");
+    let log = d.join("deaf.log");
+    let mut a = logging_engine("deaf", 2, 0, &log);
+    a.extend(args(&["arg=--deaf-ponder"]));
+    a.extend(logging_engine("b", 3, 0, &d.join("b.log")));
+    a.extend(args(&[
+        "--ponder",
+        "--tc",
+        "0.5+0",
+        "--timemargin",
+        "50",
+        "--games",
+        "2",
+        "--jsonl",
+        jsonl.to_str().unwrap(),
+        "-q",
+    ]));
+    let (out, _) = run_ok(MATCH, &a);
+    assert!(out.contains("W/D/L 0/0/2"), "{out}");
+    for rec in records(&jsonl) {
+        assert_eq!(rec.reason, "timeout", "{rec:?}");
+        assert!(
+            rec.detail.contains("after ponderhit") || rec.detail.contains("after a missed ponder"),
+            "{}",
+            rec.detail
+        );
+    }
+    // Unusable after its hang: a fresh process for the second game.
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(text.lines().filter(|l| *l == "uci").count(), 2, "{text}");
+}
+
+#[test]
+fn real_engine_ponders() {
+    let Some(exe) = real_engine() else {
+        return;
+    };
+    let spec = millstone_tools::protocol::ProcessSpec {
+        cmd: exe.clone(),
+        ..Default::default()
+    };
+    let p = millstone_tools::protocol::EngineProcess::start(
+        &spec,
+        &[],
+        std::time::Duration::from_secs(3),
+    )
+    .unwrap();
+    if !p.has_option("Ponder") {
+        eprintln!("skipped: {} offers no Ponder option yet", exe.display());
+        return;
+    }
+    drop(p);
+    let d = scratch("real-ponder");
+    let jsonl = d.join("games.jsonl");
+    let log = d.join("te.log");
+    let mut a = args(&[
+        "--engine",
+        &format!("cmd={}", exe.display()),
+        "name=millstone",
+        "option.Hash=8",
+    ]);
+    a.extend(logging_engine("te", 1, 0, &log));
+    a.extend(args(&[
+        "--ponder",
+        "--tc",
+        "2+0.05",
+        "--games",
+        "2",
+        "--random-opening",
+        "2",
+        "--seed",
+        "1",
+        "--max-plies",
+        "60",
+        "--jsonl",
+        jsonl.to_str().unwrap(),
+        "-q",
+    ]));
+    run_ok(MATCH, &a);
+    let recs = records(&jsonl);
+    assert_eq!(recs.len(), 2);
+    for r in &recs {
+        assert!(
+            !["crash", "stall", "illegal", "timeout"].contains(&r.reason.as_str()),
+            "{r:?}"
+        );
+    }
+}

@@ -38,6 +38,9 @@ struct Cli {
     /// Wait this long before answering a `go` (or a `ponderhit`), in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = 0)]
     think_ms: u64,
+    /// Hang in ponder searches: ignore `ponderhit` and `stop` after `go ponder`.
+    #[arg(long)]
+    deaf_ponder: bool,
 }
 
 /// A move, the reply it expects, and the info line to send before them.
@@ -202,6 +205,19 @@ fn main() {
                 let choice = choose(&game, seed, &cli, &mut engine, &t);
                 if t.get(1) == Some(&"ponder") {
                     pondering = Some(choice);
+                    if cli.deaf_ponder {
+                        // Read on, answering nothing but isready, until the end.
+                        for line in stdin.lock().lines() {
+                            let Ok(line) = line else { break };
+                            if let Some(f) = log.as_mut() {
+                                let _ = writeln!(f, "{line}");
+                            }
+                            if line == "quit" {
+                                return;
+                            }
+                        }
+                        return;
+                    }
                 } else {
                     think();
                     answer(&mut out, choice.as_ref());
