@@ -625,7 +625,7 @@ fn ponder_hits_when_predictions_match() {
     let r = ponder_match(
         "hits",
         [4, 4],
-        [20, 80],
+        [20, 200],
         &["--tc", "10+0", "--max-plies", "16"],
     );
     for (i, log) in r.logs.iter().enumerate() {
@@ -637,12 +637,13 @@ fn ponder_hits_when_predictions_match() {
     }
     for rec in &r.recs {
         assert_eq!(rec.reason, "maxplies", "{rec:?}");
-        // a thinks 20 ms a move, b 80: a's time is counted from ponderhit, not from the
-        // start of its ponder search during b's 80 ms.
+        // a thinks 20 ms a move, b 200: a's time is counted from ponderhit, not from the
+        // start of its ponder search during b's 200 ms (the bound leaves room for a loaded
+        // machine).
         let a_white = rec.white == "a";
         for (i, t) in rec.times_ms.iter().enumerate() {
             if (i % 2 == 0) == a_white {
-                assert!(*t >= 20 && *t < 70, "a's move {i}: {t} ms");
+                assert!(*t >= 20 && *t < 150, "a's move {i}: {t} ms");
             }
         }
     }
@@ -653,7 +654,7 @@ fn ponder_misses_stop_and_search_again() {
     let r = ponder_match(
         "misses",
         [4, 5],
-        [20, 80],
+        [20, 200],
         &["--tc", "10+0", "--max-plies", "24"],
     );
     let mut all = (0, 0);
@@ -667,7 +668,7 @@ fn ponder_misses_stop_and_search_again() {
         let a_white = rec.white == "a";
         for (i, t) in rec.times_ms.iter().enumerate() {
             if (i % 2 == 0) == a_white {
-                assert!(*t >= 20 && *t < 70, "a's move {i}: {t} ms");
+                assert!(*t >= 20 && *t < 150, "a's move {i}: {t} ms");
             }
         }
     }
