@@ -259,10 +259,16 @@ fn bad_merge_inputs_are_clear_errors() {
     std::fs::write(&empty, "\n").unwrap();
     fails(&["merge", empty.to_str().unwrap()], &["no game records"]);
     fails(&["merge"], &["FILES"]);
-    // Bad shard arguments.
+    // Bad shard arguments, and a shard without a seed (each would pick its own).
     let out = run(MATCH, &two_engine_match(&["--shard", "3/2"]));
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("bad shard"));
+    let mut a = two_engine_match(&["--shard", "1/2"]);
+    let at = a.iter().position(|x| x == "--seed").unwrap();
+    a.drain(at..at + 2);
+    let out = run(MATCH, &a);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--shard needs --seed"));
 }
 
 fn selfplay(extra: &[&str]) -> (String, String) {

@@ -109,8 +109,9 @@ struct Cli {
     quiet: bool,
     /// Play only shard K of N (1-based), for splitting a match over N runs: each opening pair
     /// (one pairing's two colour-swapped games of an opening) is in exactly one shard, with
-    /// the game numbers, openings and seeds of the whole match. Merge the shards' --jsonl
-    /// files with `mill-match merge`. A shard does not stop on an SPRT decision.
+    /// the game numbers, openings and seeds of the whole match (give every shard the same
+    /// --seed). Merge the shards' --jsonl files with `mill-match merge`. A shard does not stop
+    /// on an SPRT decision.
     #[arg(long, value_name = "K/N", value_parser = tournament::parse_shard)]
     shard: Option<(usize, usize)>,
     /// Engines think on the opponent's time: `setoption name Ponder value true`, then
@@ -179,6 +180,11 @@ fn run(cli: Cli, groups: Vec<Vec<String>>) -> Result<ExitCode, String> {
         .enumerate()
         .map(|(i, g)| EngineEntry::parse(g).map_err(|e| format!("--engine #{}: {e}", i + 1)))
         .collect::<Result<Vec<_>, _>>()?;
+    if cli.shard.is_some() && cli.seed.is_none() {
+        return Err(
+            "--shard needs --seed: every shard of a match must play its openings and seeds".into(),
+        );
+    }
     let seed = cli.seed.unwrap_or_else(|| {
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
