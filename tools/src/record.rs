@@ -67,9 +67,21 @@ pub struct GameRecord {
     /// round) in the whole match; 0 in records of older versions.
     #[serde(default)]
     pub pair: usize,
+    /// With `--ponder`: the ponder searches that ended in the engines' moves, per colour.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ponder: Option<PonderCounts>,
     /// The match the game belongs to, for `mill-match merge`.
     #[serde(default, rename = "match", skip_serializing_if = "Option::is_none")]
     pub match_info: Option<MatchInfo>,
+}
+
+/// How often each side pondered on the move the opponent then played: `[white, black]`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PonderCounts {
+    /// Moves that ended a ponder search (`ponderhit` or `stop`).
+    pub searches: [u32; 2],
+    /// Of those, the ones where the prediction was right (`ponderhit`).
+    pub hits: [u32; 2],
 }
 
 /// What identifies a match, written with every game so that the records of the shards of one
@@ -279,6 +291,7 @@ mod tests {
             event: "t".into(),
             date: today(),
             pair: 1,
+            ponder: None,
             match_info: None,
         }
     }

@@ -143,6 +143,8 @@ struct Fault {
 struct Reply {
     mv: String,
     ponder: Option<String>,
+    /// Whether a ponder search was running and its prediction was right.
+    ponder_hit: Option<bool>,
     score: Option<String>,
     elapsed: Duration,
 }
@@ -240,6 +242,7 @@ impl Player {
                 Ok(Reply {
                     mv: m.to_string(),
                     ponder: None,
+                    ponder_hit: None,
                     score: None,
                     elapsed: t0.elapsed(),
                 })
@@ -255,6 +258,7 @@ impl Player {
                 let t0 = Instant::now();
                 let deadline = t0 + limit;
                 let grace = STOP_GRACE;
+                let hit = pondering.map(|p| Some(p) == last);
                 let (reply, when) = match pondering.take() {
                     Some(predicted) if Some(predicted) == last => {
                         (p.ponderhit(deadline, grace), "after ponderhit")
@@ -278,6 +282,7 @@ impl Player {
                     Ok(r) => Ok(Reply {
                         mv: r.bestmove,
                         ponder: r.ponder,
+                        ponder_hit: hit,
                         score: r.score,
                         elapsed: r.elapsed,
                     }),
@@ -415,6 +420,7 @@ fn play_moves(
         event: event.to_string(),
         date: crate::record::today(),
         pair: spec.pair,
+        ponder: settings.ponder.then(Default::default),
         match_info: None,
     };
     let lose = |record: &mut GameRecord, loser: Color, f: Fault, name: &str| {
@@ -482,6 +488,10 @@ fn play_moves(
                 return record;
             }
         };
+        if let (Some(hit), Some(counts)) = (reply.ponder_hit, record.ponder.as_mut()) {
+            counts.searches[i] += 1;
+            counts.hits[i] += u32::from(hit);
+        }
         if timed && reply.elapsed > limit {
             let f = Fault {
                 reason: reason::TIMEOUT,

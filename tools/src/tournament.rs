@@ -163,6 +163,8 @@ pub struct MatchResult {
     pub scheduled: usize,
     /// Count of each end reason.
     pub reasons: BTreeMap<String, usize>,
+    /// Per engine with `--ponder`: (ponder searches that ended in its moves, of them hits).
+    pub ponder: Vec<(u64, u64)>,
 }
 
 /// Checks a configuration for what clap cannot.
@@ -371,6 +373,7 @@ impl Tally {
                 sprt: None,
                 scheduled,
                 reasons: BTreeMap::new(),
+                ponder: vec![(0, 0); names.len()],
             },
             index_of: names
                 .iter()
@@ -397,6 +400,12 @@ impl Tally {
         result.per_engine[w].add(wr);
         result.per_engine[b].add(wr.opposite());
         *result.reasons.entry(rec.reason.clone()).or_default() += 1;
+        if let Some(p) = &rec.ponder {
+            for (c, e) in [w, b].into_iter().enumerate() {
+                result.ponder[e].0 += u64::from(p.searches[c]);
+                result.ponder[e].1 += u64::from(p.hits[c]);
+            }
+        }
         let (first, second) = (w.min(b), w.max(b));
         let first_result = if w == first { wr } else { wr.opposite() };
         let ps = result.pairings.entry((first, second)).or_default();
@@ -940,6 +949,14 @@ fn summary_of(
         .map(|(r, n)| format!("{r} {n}"))
         .collect();
     let _ = writeln!(s, "Endings: {}", reasons.join(", "));
+    if result.ponder.iter().any(|p| p.0 > 0) {
+        let per: Vec<String> = names
+            .iter()
+            .zip(&result.ponder)
+            .map(|(n, (searches, hits))| format!("{n} {hits}/{searches}"))
+            .collect();
+        let _ = writeln!(s, "Ponder hits: {}", per.join(", "));
+    }
     s
 }
 

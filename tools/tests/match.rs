@@ -559,16 +559,29 @@ fn ponder_match(tag: &str, seeds: [u64; 2], think: [u64; 2], extra: &[&str]) -> 
         "-q",
     ]));
     a.extend(args(extra));
-    run_ok(MATCH, &a);
+    let (out, _) = run_ok(MATCH, &a);
     PonderRun {
         recs: records(&jsonl),
         logs,
+        out,
     }
 }
 
 struct PonderRun {
     recs: Vec<millstone_tools::record::GameRecord>,
     logs: [std::path::PathBuf; 2],
+    out: String,
+}
+
+/// The summary's ponder hits agree with the logs.
+fn check_ponder_summary(r: &PonderRun, counts: [(usize, usize); 2]) {
+    let want: Vec<String> = ["a", "b"]
+        .iter()
+        .zip(counts)
+        .map(|(n, (h, m))| format!("{n} {h}/{}", h + m))
+        .collect();
+    let line = format!("Ponder hits: {}", want.join(", "));
+    assert!(r.out.contains(&line), "{line} in\n{}", r.out);
 }
 
 /// The clock of `name` as each `go` it received gave it, against the start time less its
@@ -628,13 +641,16 @@ fn ponder_hits_when_predictions_match() {
         [20, 200],
         &["--tc", "10+0", "--max-plies", "16"],
     );
+    let mut counts = [(0, 0); 2];
     for (i, log) in r.logs.iter().enumerate() {
         let text = std::fs::read_to_string(log).unwrap();
         assert!(text.contains("setoption name Ponder value true"), "{text}");
         let (hits, misses) = check_ponder_flow(log, &r.recs);
         assert!(hits >= 10, "engine {i}: {hits} hits");
         assert_eq!(misses, 0, "engine {i}");
+        counts[i] = (hits, misses);
     }
+    check_ponder_summary(&r, counts);
     for rec in &r.recs {
         assert_eq!(rec.reason, "maxplies", "{rec:?}");
         // a thinks 20 ms a move, b 200: a's time is counted from ponderhit, not from the
@@ -658,11 +674,14 @@ fn ponder_misses_stop_and_search_again() {
         &["--tc", "10+0", "--max-plies", "24"],
     );
     let mut all = (0, 0);
-    for log in &r.logs {
+    let mut counts = [(0, 0); 2];
+    for (i, log) in r.logs.iter().enumerate() {
         let (h, m) = check_ponder_flow(log, &r.recs);
         all = (all.0 + h, all.1 + m);
+        counts[i] = (h, m);
     }
     assert!(all.1 >= 10, "{all:?}");
+    check_ponder_summary(&r, counts);
     for rec in &r.recs {
         assert_eq!(rec.reason, "maxplies", "{rec:?}");
         let a_white = rec.white == "a";
@@ -704,9 +723,10 @@ fn ponder_charges_clocks_from_ponderhit() {
         "2",
         "-q",
     ]));
-    run_ok(MATCH, &a);
+    let (out, _) = run_ok(MATCH, &a);
     let text = std::fs::read_to_string(&log).unwrap();
     assert!(!text.contains("ponder"), "{text}");
+    assert!(!out.contains("Ponder"), "{out}");
 }
 
 #[test]
