@@ -50,6 +50,8 @@ impl std::error::Error for EngineError {}
 pub struct GoReply {
     /// The move token after `bestmove`, as sent (empty if nothing followed).
     pub bestmove: String,
+    /// The move after `ponder` in `bestmove X ponder Y`: the reply the engine expects.
+    pub ponder: Option<String>,
     /// The last main-line score before it: `cp 35` or `mate -3`.
     pub score: Option<String>,
     /// The depth of that line.
@@ -217,6 +219,53 @@ impl EngineProcess {
         self.send(position)?;
         let t0 = Instant::now();
         self.send(format!("go {go_args}").trim_end())?;
+        self.read_bestmove(t0, deadline, grace)
+    }
+
+    /// Starts a ponder search: the position (with the predicted reply as its last move) and
+    /// `go ponder <go_args>`. The engine answers only after [`ponderhit`](Self::ponderhit) or
+    /// [`stop_ponder`](Self::stop_ponder).
+    pub fn go_ponder(&mut self, position: &str, go_args: &str) -> Result<(), EngineError> {
+        self.send(position)?;
+        self.send(format!("go ponder {go_args}").trim_end())
+    }
+
+    /// `ponderhit`: the predicted move was played, the ponder search becomes a normal one.
+    /// Reads until `bestmove` as [`go`](Self::go) does; `elapsed` counts from the
+    /// `ponderhit`. Info lines of the ponder phase count for the score.
+    pub fn ponderhit(
+        &mut self,
+        deadline: Instant,
+        grace: Duration,
+    ) -> Result<GoReply, EngineError> {
+        let t0 = Instant::now();
+        self.send("ponderhit")?;
+        self.read_bestmove(t0, deadline, grace)
+    }
+
+    /// `stop` to a ponder search whose prediction missed, and reads (and discards) its
+    /// `bestmove`, waiting until `deadline`. An engine that does not answer in time is marked
+    /// dead (it must be restarted) and the error says it timed out.
+    pub fn stop_ponder(&mut self, deadline: Instant) -> Result<(), EngineError> {
+        self.send("stop")?;
+        loop {
+            match self.recv(deadline, "no bestmove after stop of a ponder search") {
+                Ok(l) if l.split_whitespace().next() == Some("bestmove") => return Ok(()),
+                Ok(_) => {}
+                Err(e) => {
+                    self.dead = true;
+                    return Err(e);
+                }
+            }
+        }
+    }
+
+    fn read_bestmove(
+        &mut self,
+        t0: Instant,
+        deadline: Instant,
+        grace: Duration,
+    ) -> Result<GoReply, EngineError> {
         let mut score = None;
         let mut depth = None;
         loop {
@@ -246,12 +295,18 @@ impl EngineProcess {
             let mut tokens = line.split_whitespace();
             match tokens.next() {
                 Some("bestmove") => {
+                    let bestmove = tokens.next().unwrap_or("").to_string();
+                    let ponder = match (tokens.next(), tokens.next()) {
+                        (Some("ponder"), Some(m)) => Some(m.to_string()),
+                        _ => None,
+                    };
                     return Ok(GoReply {
-                        bestmove: tokens.next().unwrap_or("").to_string(),
+                        bestmove,
+                        ponder,
                         score,
                         depth,
                         elapsed: t0.elapsed(),
-                    })
+                    });
                 }
                 Some("info") => {
                     let (s, d) = parse_info(&line);
@@ -263,6 +318,16 @@ impl EngineProcess {
                 _ => {}
             }
         }
+    }
+
+    /// Whether the engine offered an option of this name in the handshake.
+    pub fn has_option(&self, name: &str) -> bool {
+        self.option_lines.iter().any(|l| {
+            let t: Vec<&str> = l.split_whitespace().collect();
+            let at = t.iter().position(|x| *x == "name");
+            let end = t.iter().position(|x| *x == "type").unwrap_or(t.len());
+            at.is_some_and(|a| a < end && t[a + 1..end].join(" ").eq_ignore_ascii_case(name))
+        })
     }
 
     /// Whether the process is known to be unusable (crashed, or did not answer a stop).

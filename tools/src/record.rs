@@ -63,6 +63,52 @@ pub struct GameRecord {
     pub event: String,
     /// Date the game was played (`YYYY.MM.DD`).
     pub date: String,
+    /// 1-based index of the opening pair (one pairing's two colour-swapped games of one
+    /// round) in the whole match; 0 in records of older versions.
+    #[serde(default)]
+    pub pair: usize,
+    /// With `--ponder`: the ponder searches that ended in the engines' moves, per colour.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ponder: Option<PonderCounts>,
+    /// The match the game belongs to, for `mill-match merge`.
+    #[serde(default, rename = "match", skip_serializing_if = "Option::is_none")]
+    pub match_info: Option<MatchInfo>,
+}
+
+/// How often each side pondered on the move the opponent then played: `[white, black]`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PonderCounts {
+    /// Moves that ended a ponder search (`ponderhit` or `stop`).
+    pub searches: [u32; 2],
+    /// Of those, the ones where the prediction was right (`ponderhit`).
+    pub hits: [u32; 2],
+}
+
+/// What identifies a match, written with every game so that the records of the shards of one
+/// match can be merged (and records of different matches are not). Two shards of one match
+/// differ only in `shard`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MatchInfo {
+    /// The participants' names in `--engine` order.
+    pub engines: Vec<String>,
+    /// Gauntlet (first against all) instead of a round robin.
+    pub gauntlet: bool,
+    /// Games per pairing.
+    pub games: usize,
+    /// Games in the whole match (all shards).
+    pub scheduled: usize,
+    /// The limits and adjudication of the games, e.g. `depth 1` or `tc 2+0.05 margin 100`.
+    pub limits: String,
+    /// Where the openings come from, e.g. `random 4` or `book 50 sequential`.
+    pub openings: String,
+    /// The SPRT parameters (`elo0=0 elo1=5 alpha=0.05 beta=0.05`), if one was run.
+    pub sprt: Option<String>,
+    /// Games before an SPRT decision counts.
+    pub sprt_min_games: usize,
+    /// This run's shard, 1-based.
+    pub shard: usize,
+    /// The number of shards (1: the whole match in one run).
+    pub shards: usize,
 }
 
 impl GameRecord {
@@ -244,6 +290,9 @@ mod tests {
             scores: vec![None; moves.len()],
             event: "t".into(),
             date: today(),
+            pair: 1,
+            ponder: None,
+            match_info: None,
         }
     }
 

@@ -67,6 +67,8 @@ pub struct Settings {
     pub adjudicate_draw_plies: Option<usize>,
     /// Draw after this many plies in all.
     pub max_plies: Option<usize>,
+    /// Engines think on the opponent's time (`Ponder` option, `go ponder`, `ponderhit`).
+    pub ponder: bool,
 }
 
 impl Settings {
@@ -117,6 +119,10 @@ pub enum Player {
         restart_each_game: bool,
         /// The running process, if any.
         process: Option<EngineProcess>,
+        /// Whether the process offered `Ponder` and was told to use it (with `--ponder`).
+        can_ponder: bool,
+        /// The predicted opponent move of the ponder search in progress, if one is.
+        pondering: Option<Move>,
     },
     /// A built-in player with its own seeded generator.
     Builtin {
@@ -136,9 +142,16 @@ struct Fault {
 
 struct Reply {
     mv: String,
+    ponder: Option<String>,
+    /// Whether a ponder search was running and its prediction was right.
+    ponder_hit: Option<bool>,
     score: Option<String>,
     elapsed: Duration,
 }
+
+/// How long an engine may take to answer `stop` after its time ran out, or when a game ends
+/// during its ponder search.
+const STOP_GRACE: Duration = Duration::from_millis(500);
 
 impl Player {
     /// A process player.
@@ -147,6 +160,8 @@ impl Player {
             spec,
             restart_each_game,
             process: None,
+            can_ponder: false,
+            pondering: None,
         }
     }
 
@@ -169,7 +184,10 @@ impl Player {
                 spec,
                 restart_each_game,
                 process,
+                can_ponder,
+                pondering,
             } => {
+                *pondering = None;
                 if *restart_each_game || process.as_ref().is_some_and(|p| p.is_dead()) {
                     *process = None;
                 }
@@ -182,10 +200,16 @@ impl Player {
                         ),
                         ("Flying".to_string(), settings.rules.flying.to_string()),
                     ];
-                    *process = Some(
-                        EngineProcess::start(spec, &pre, timeout)
-                            .map_err(|e| fault_of(e, "starting the engine", false))?,
-                    );
+                    let mut p = EngineProcess::start(spec, &pre, timeout)
+                        .map_err(|e| fault_of(e, "starting the engine", false))?;
+                    // Ponder only with engines that offer it (as UCI has it).
+                    *can_ponder = settings.ponder && p.has_option("Ponder");
+                    if *can_ponder {
+                        p.send("setoption name Ponder value true")
+                            .and_then(|_| p.sync(timeout))
+                            .map_err(|e| fault_of(e, "starting the engine", false))?;
+                    }
+                    *process = Some(p);
                 }
                 let p = process.as_mut().expect("started");
                 let r = p.new_game(timeout);
@@ -197,6 +221,9 @@ impl Player {
         }
     }
 
+    /// Asks for a move. `last` is the opponent's move just played: an engine pondering on it
+    /// gets `ponderhit` (its time counts from then); one pondering on another move is stopped,
+    /// its answer discarded, and asked as usual (its time counts from the stop).
     fn think(
         &mut self,
         game: &Game,
@@ -204,6 +231,7 @@ impl Player {
         go_args: &str,
         limit: Duration,
         timed: bool,
+        last: Option<Move>,
     ) -> Result<Reply, Fault> {
         match self {
             Player::Builtin { kind, rng } => {
@@ -213,20 +241,48 @@ impl Player {
                     .expect("asked only while the game is on");
                 Ok(Reply {
                     mv: m.to_string(),
+                    ponder: None,
+                    ponder_hit: None,
                     score: None,
                     elapsed: t0.elapsed(),
                 })
             }
-            Player::Process { process, .. } => {
+            Player::Process {
+                process, pondering, ..
+            } => {
                 let p = process.as_mut().ok_or_else(|| Fault {
                     reason: reason::CRASH,
                     detail: "engine not running".into(),
                     illegal_move: None,
                 })?;
-                let deadline = Instant::now() + limit;
-                match p.go(position_cmd, go_args, deadline, Duration::from_millis(500)) {
+                let t0 = Instant::now();
+                let deadline = t0 + limit;
+                let grace = STOP_GRACE;
+                let hit = pondering.map(|p| Some(p) == last);
+                let (reply, when) = match pondering.take() {
+                    Some(predicted) if Some(predicted) == last => {
+                        (p.ponderhit(deadline, grace), "after ponderhit")
+                    }
+                    Some(_) => {
+                        let r = p
+                            .stop_ponder(deadline)
+                            .and_then(|_| p.go(position_cmd, go_args, deadline, grace))
+                            .map(|mut r| {
+                                r.elapsed = t0.elapsed();
+                                r
+                            });
+                        (r, "after a missed ponder")
+                    }
+                    None => (
+                        p.go(position_cmd, go_args, deadline, grace),
+                        "while thinking",
+                    ),
+                };
+                match reply {
                     Ok(r) => Ok(Reply {
                         mv: r.bestmove,
+                        ponder: r.ponder,
+                        ponder_hit: hit,
                         score: r.score,
                         elapsed: r.elapsed,
                     }),
@@ -234,7 +290,40 @@ impl Player {
                         if p.is_dead() || matches!(e, EngineError::Crashed(_)) {
                             *process = None;
                         }
-                        Err(fault_of(e, "while thinking", timed))
+                        Err(fault_of(e, when, timed))
+                    }
+                }
+            }
+        }
+    }
+
+    /// Starts a ponder search on `position` (which ends with the predicted move) if this
+    /// player ponders. A failure to send shows at its next move, as a crash.
+    fn start_ponder(&mut self, position: &str, go_args: &str, predicted: Move) {
+        if let Player::Process {
+            process: Some(p),
+            can_ponder: true,
+            pondering,
+            ..
+        } = self
+        {
+            if p.go_ponder(position, go_args).is_ok() {
+                *pondering = Some(predicted);
+            }
+        }
+    }
+
+    /// Ends a ponder search at the end of a game: `stop`, and its answer discarded. An engine
+    /// that does not answer is restarted for its next game; the game's result stands.
+    fn end_ponder(&mut self) {
+        if let Player::Process {
+            process, pondering, ..
+        } = self
+        {
+            if pondering.take().is_some() {
+                if let Some(p) = process.as_mut() {
+                    if p.stop_ponder(Instant::now() + STOP_GRACE).is_err() {
+                        *process = None;
                     }
                 }
             }
@@ -269,8 +358,10 @@ fn fault_of(e: EngineError, when: &str, timed: bool) -> Fault {
 pub struct GameSpec {
     /// 1-based game number.
     pub game: usize,
-    /// 1-based round (opening pair).
+    /// 1-based round (the opening).
     pub round: usize,
+    /// 1-based opening pair: one pairing's colour-swapped games of one round.
+    pub pair: usize,
     /// Index of the opening.
     pub opening_index: usize,
     /// The start position string.
@@ -288,7 +379,23 @@ pub fn play_game(
     spec: &GameSpec,
     settings: &Settings,
     names: [&str; 2],
-    players: [&mut Player; 2],
+    mut players: [&mut Player; 2],
+    event: &str,
+) -> GameRecord {
+    let record = play_moves(spec, settings, names, &mut players, event);
+    // A game can end while an engine ponders (on the opponent's last move, or the
+    // opponent's fault): stop it so that it is ready for the next game.
+    for p in players {
+        p.end_ponder();
+    }
+    record
+}
+
+fn play_moves(
+    spec: &GameSpec,
+    settings: &Settings,
+    names: [&str; 2],
+    players: &mut [&mut Player; 2],
     event: &str,
 ) -> GameRecord {
     let start = Position::from_fen(&spec.fen, settings.rules).expect("openings are checked");
@@ -312,6 +419,9 @@ pub fn play_game(
         scores: Vec::new(),
         event: event.to_string(),
         date: crate::record::today(),
+        pair: spec.pair,
+        ponder: settings.ponder.then(Default::default),
+        match_info: None,
     };
     let lose = |record: &mut GameRecord, loser: Color, f: Fault, name: &str| {
         record.result = if loser == Color::White { "0-1" } else { "1-0" }.into();
@@ -370,13 +480,18 @@ pub fn play_game(
         };
         let go_args = settings.go_args(&clocks);
         let (limit, timed) = settings.move_limit(clocks[i]);
-        let reply = match players[i].think(&game, &position_cmd, &go_args, limit, timed) {
+        let last = game.moves().last().copied();
+        let reply = match players[i].think(&game, &position_cmd, &go_args, limit, timed, last) {
             Ok(r) => r,
             Err(f) => {
                 lose(&mut record, us, f, names[i]);
                 return record;
             }
         };
+        if let (Some(hit), Some(counts)) = (reply.ponder_hit, record.ponder.as_mut()) {
+            counts.searches[i] += 1;
+            counts.hits[i] += u32::from(hit);
+        }
         if timed && reply.elapsed > limit {
             let f = Fault {
                 reason: reason::TIMEOUT,
@@ -404,6 +519,23 @@ pub fn play_game(
                 record.moves.push(reply.mv.to_ascii_lowercase());
                 record.times_ms.push(reply.elapsed.as_millis() as u64);
                 record.scores.push(reply.score);
+                // Ponder on the predicted reply, if it is legal and leaves a game to play.
+                if let Some(y) = reply.ponder.as_deref().filter(|_| settings.ponder) {
+                    let mut next = game.clone();
+                    let playable = game.outcome().is_none()
+                        && y.parse::<Move>()
+                            .is_ok_and(|m| next.play(m).is_ok() && next.outcome().is_none());
+                    if playable {
+                        let predicted = *next.moves().last().expect("just played");
+                        let position = format!(
+                            "{position_prefix} moves {} {}",
+                            record.moves.join(" "),
+                            y.to_ascii_lowercase()
+                        );
+                        let args = settings.go_args(&clocks);
+                        players[i].start_ponder(&position, &args, predicted);
+                    }
+                }
             }
             Err(e) => {
                 let f = Fault {
@@ -444,11 +576,13 @@ mod tests {
             stall_timeout: Duration::from_secs(1),
             adjudicate_draw_plies: None,
             max_plies: None,
+            ponder: false,
         };
         for g in 1..=10 {
             let spec = GameSpec {
                 game: g,
                 round: 1,
+                pair: 1,
                 opening_index: 0,
                 fen: Position::new(settings.rules).to_fen(),
                 white: 0,

@@ -12,9 +12,11 @@ use std::ops::AddAssign;
 use std::str::FromStr;
 
 /// Two-sided 95% quantile of the standard normal distribution
-/// (`Phi^-1(0.975)`), the factor cutechess-cli and fastchess use for their
-/// "+/-" error bars.
-pub const Z_95: f64 = 1.959_963_984_540_054;
+/// (`Phi^-1(0.975)` = 1.959964...), the factor cutechess-cli and fastchess use
+/// for their "+/-" error bars; computed by [`normal_quantile`].
+pub fn z_95() -> f64 {
+    normal_quantile(0.975)
+}
 
 /// Outcome of a single game from the first engine's point of view.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -331,7 +333,7 @@ impl EloEstimate {
     // approximation holds, and only then mapped to Elo through the logistic.
     fn from_distribution(sample: &[(f64, f64)]) -> Option<EloEstimate> {
         let (n, mean, var) = moments(sample)?;
-        let half_width = Z_95 * (var / n).sqrt();
+        let half_width = z_95() * (var / n).sqrt();
         Some(EloEstimate {
             elo: score_to_elo(mean),
             lower: score_to_elo(mean - half_width),
@@ -372,60 +374,21 @@ fn format_elo_with(elo: f64, precision: usize) -> String {
     }
 }
 
-/// The error function, with a relative error of about 1e-15 over the whole
-/// real line.
-///
-/// `std` has no `erf`, and the popular Abramowitz-Stegun 7.1.26
-/// approximation is only good to about 1e-7, too coarse for LOS values
-/// close to 0 or 1.
+/// The error function, from `libm` (a port of FreeBSD's msun, within an ulp over the whole
+/// real line; `std` has no `erf`).
 pub fn erf(x: f64) -> f64 {
-    if x.is_nan() {
-        return x;
-    }
-    let a = x.abs();
-    let value = if a < ERF_SERIES_LIMIT {
-        erf_series(a)
-    } else {
-        1.0 - erfc_continued_fraction(a)
-    };
-    value.copysign(x)
+    libm::erf(x)
 }
 
-// Below this the series needs at most ~40 terms; above it the continued
-// fraction converges to full precision within CF_TERMS.
-const ERF_SERIES_LIMIT: f64 = 2.5;
-const CF_TERMS: u32 = 60;
-
-// erf(x) = 2/sqrt(pi) * exp(-x^2) * sum_{n>=0} (2x^2)^n x / (1*3*...*(2n+1))
-// Unlike the Maclaurin series, every term is positive, so there is no
-// cancellation for x of order 1.
-fn erf_series(x: f64) -> f64 {
-    let x2 = x * x;
-    let mut term = x;
-    let mut sum = x;
-    let mut n = 0.0;
-    loop {
-        n += 1.0;
-        term *= 2.0 * x2 / (2.0 * n + 1.0);
-        sum += term;
-        // Terms only start shrinking once n exceeds x^2; after that the tail
-        // is bounded by a small multiple of the current term.
-        if n > x2 && term <= sum * 1e-17 {
-            break;
-        }
+/// The quantile function (inverse CDF) of the standard normal distribution, from `statrs`:
+/// `normal_quantile(0.975)` is the 1.95996... of the 95% error bars. `p` outside `0..=1`
+/// gives NaN.
+pub fn normal_quantile(p: f64) -> f64 {
+    use statrs::distribution::{ContinuousCDF, Normal};
+    if !(0.0..=1.0).contains(&p) {
+        return f64::NAN;
     }
-    std::f64::consts::FRAC_2_SQRT_PI * (-x2).exp() * sum
-}
-
-// erfc(x) = exp(-x^2)/sqrt(pi) / (x + (1/2)/(x + 1/(x + (3/2)/(x + ...))))
-// evaluated bottom-up with a fixed depth, which is both simple and
-// stable for x >= ERF_SERIES_LIMIT.
-fn erfc_continued_fraction(x: f64) -> f64 {
-    let mut t = x;
-    for k in (1..=CF_TERMS).rev() {
-        t = x + (f64::from(k) / 2.0) / t;
-    }
-    (-x * x).exp() / (std::f64::consts::PI.sqrt() * t)
+    Normal::standard().inverse_cdf(p)
 }
 
 /// Verdict of a sequential probability ratio test.
@@ -778,7 +741,6 @@ mod tests {
             (2.0, 0.9953222650189527),
             (-1.0, -0.8427007929497149),
             (0.1, 0.1124629160182849),
-            // Either side of the switch from series to continued fraction.
             (2.4999, 0.9995928300996666),
             (2.5, 0.999593047982555),
             (3.0, 0.9999779095030014),
@@ -795,6 +757,25 @@ mod tests {
         assert_eq!(erf(f64::INFINITY), 1.0);
         assert_eq!(erf(f64::NEG_INFINITY), -1.0);
         assert!(erf(f64::NAN).is_nan());
+    }
+
+    #[test]
+    fn normal_quantiles_match_reference_values() {
+        // Phi^-1 from mpmath (30 digits): 0.975, 0.95, 0.5, 0.025, 1e-10.
+        assert_rel(z_95(), 1.959_963_984_540_054, 1e-14);
+        assert_rel(normal_quantile(0.95), 1.644_853_626_951_472_7, 1e-14);
+        assert_eq!(normal_quantile(0.5), 0.0);
+        assert_rel(normal_quantile(0.025), -1.959_963_984_540_054, 1e-14);
+        assert_rel(normal_quantile(1e-10), -6.361_340_902_404_056, 1e-12);
+        assert_eq!(normal_quantile(0.0), f64::NEG_INFINITY);
+        assert_eq!(normal_quantile(1.0), f64::INFINITY);
+        assert!(normal_quantile(1.5).is_nan());
+        assert!(normal_quantile(f64::NAN).is_nan());
+        // The quantile inverts the CDF built from erf.
+        for p in [0.001, 0.1, 0.3, 0.7, 0.9, 0.999] {
+            let z = normal_quantile(p);
+            assert_rel(0.5 * (1.0 + erf(z / std::f64::consts::SQRT_2)), p, 1e-13);
+        }
     }
 
     #[test]

@@ -449,3 +449,426 @@ fn real_engine_plays_a_match() {
         );
     }
 }
+
+/// A test engine that logs what it receives to `log`.
+fn logging_engine(name: &str, seed: u64, think_ms: u64, log: &std::path::Path) -> Vec<String> {
+    args(&[
+        "--engine",
+        &format!("cmd={TESTENGINE}"),
+        &format!("name={name}"),
+        &format!("arg=--seed={seed}"),
+        &format!("arg=--think-ms={think_ms}"),
+        &format!("arg=--log={}", log.display()),
+    ])
+}
+
+/// What a pondering engine's log says about each ponder search: the game (start position
+/// and moves before the predicted one), the predicted move, and the commands that followed
+/// up to the next `go`-less command sequence.
+struct PonderSearch {
+    fen: String,
+    before: Vec<String>,
+    predicted: String,
+    next: Vec<String>,
+}
+
+fn ponder_searches(log: &std::path::Path) -> Vec<PonderSearch> {
+    let text = std::fs::read_to_string(log).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = Vec::new();
+    for (i, l) in lines.iter().enumerate() {
+        if !l.starts_with("go ponder") {
+            continue;
+        }
+        let pos = lines[i - 1];
+        let (head, moves) = pos
+            .split_once(" moves ")
+            .expect("a ponder position has moves");
+        let fen = head.trim_start_matches("position fen ").to_string();
+        let mut before: Vec<String> = moves.split_whitespace().map(String::from).collect();
+        let predicted = before.pop().unwrap();
+        let next = lines[i + 1..lines.len().min(i + 4)]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        out.push(PonderSearch {
+            fen,
+            before,
+            predicted,
+            next,
+        });
+    }
+    out
+}
+
+/// Checks every ponder search of `log` against the games: `ponderhit` exactly when the
+/// opponent played the predicted move, else `stop` and then (if the game went on) the real
+/// position and a normal `go`. Returns (hits, misses).
+fn check_ponder_flow(
+    log: &std::path::Path,
+    recs: &[millstone_tools::record::GameRecord],
+) -> (usize, usize) {
+    let (mut hits, mut misses) = (0, 0);
+    for s in ponder_searches(log) {
+        let rec = recs
+            .iter()
+            .find(|r| r.fen == s.fen && r.moves.starts_with(&s.before))
+            .expect("the ponder search belongs to a game");
+        let k = s.before.len();
+        if rec.moves.len() == k + 1 {
+            // The game ended with the opponent's move (by the rules or an adjudication):
+            // stopped, whatever the prediction.
+            assert_eq!(s.next[0], "stop", "{:?}", s.next);
+            continue;
+        }
+        match rec.moves.get(k) {
+            Some(actual) if *actual == s.predicted => {
+                assert_eq!(s.next[0], "ponderhit", "{:?}", s.next);
+                hits += 1;
+            }
+            Some(actual) => {
+                assert_eq!(s.next[0], "stop", "{:?}", s.next);
+                let pos = format!("moves {} {actual}", s.before.join(" "));
+                assert!(s.next[1].ends_with(&pos), "{:?} after {pos}", s.next);
+                assert!(s.next[2].starts_with("go wtime"), "{:?}", s.next);
+                misses += 1;
+            }
+            // The game ended before the opponent moved (adjudication, or its fault).
+            None => assert_eq!(s.next[0], "stop", "{:?}", s.next),
+        }
+    }
+    (hits, misses)
+}
+
+fn ponder_match(tag: &str, seeds: [u64; 2], think: [u64; 2], extra: &[&str]) -> PonderRun {
+    let d = scratch(&format!("ponder-{tag}"));
+    let logs = [d.join("a.log"), d.join("b.log")];
+    let jsonl = d.join("games.jsonl");
+    let mut a = logging_engine("a", seeds[0], think[0], &logs[0]);
+    a.extend(logging_engine("b", seeds[1], think[1], &logs[1]));
+    a.extend(args(&[
+        "--ponder",
+        "--games",
+        "2",
+        "--random-opening",
+        "2",
+        "--seed",
+        "1",
+        "--jsonl",
+        jsonl.to_str().unwrap(),
+        "-q",
+    ]));
+    a.extend(args(extra));
+    let (out, _) = run_ok(MATCH, &a);
+    PonderRun {
+        recs: records(&jsonl),
+        logs,
+        out,
+    }
+}
+
+struct PonderRun {
+    recs: Vec<millstone_tools::record::GameRecord>,
+    logs: [std::path::PathBuf; 2],
+    out: String,
+}
+
+/// The summary's ponder hits agree with the logs.
+fn check_ponder_summary(r: &PonderRun, counts: [(usize, usize); 2]) {
+    let want: Vec<String> = ["a", "b"]
+        .iter()
+        .zip(counts)
+        .map(|(n, (h, m))| format!("{n} {h}/{}", h + m))
+        .collect();
+    let line = format!("Ponder hits: {}", want.join(", "));
+    assert!(r.out.contains(&line), "{line} in\n{}", r.out);
+}
+
+/// The clock of `name` as each `go` it received gave it, against the start time less its
+/// recorded move times before that position: equal to the millisecond per move (times are
+/// truncated to milliseconds).
+fn check_clock_charges(run: &PonderRun, which: usize, base_ms: i64) {
+    let name = ["a", "b"][which];
+    let text = std::fs::read_to_string(&run.logs[which]).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let mut games = run.recs.iter();
+    let mut rec = None;
+    let mut checked = 0;
+    for (i, l) in lines.iter().enumerate() {
+        if *l == "ucinewgame" {
+            rec = games.next();
+            continue;
+        }
+        if !l.starts_with("go ") {
+            continue;
+        }
+        let r = rec.unwrap();
+        let white = r.white == name;
+        let mut plies = lines[i - 1]
+            .split_once(" moves ")
+            .map_or(0, |(_, m)| m.split_whitespace().count());
+        if l.starts_with("go ponder") {
+            plies -= 1;
+        }
+        // This engine's moves before the position.
+        let used: i64 = r.times_ms[..plies]
+            .iter()
+            .enumerate()
+            .filter(|(k, _)| (k % 2 == 0) == white)
+            .map(|(_, t)| *t as i64)
+            .sum();
+        let n = if white { plies.div_ceil(2) } else { plies / 2 } as i64;
+        let key = if white { "wtime" } else { "btime" };
+        let t: Vec<&str> = l.split_whitespace().collect();
+        let at = t.iter().position(|x| *x == key).unwrap();
+        let clock: i64 = t[at + 1].parse().unwrap();
+        let expected = base_ms - used;
+        assert!(
+            (clock - expected).abs() <= n + 1,
+            "{name}: '{l}' after {n} moves using {used} ms (expected {expected})"
+        );
+        checked += 1;
+    }
+    assert!(checked >= 8, "{name}: {checked} go commands");
+}
+
+#[test]
+fn ponder_hits_when_predictions_match() {
+    // The same seed: each test engine predicts exactly what the other plays.
+    let r = ponder_match(
+        "hits",
+        [4, 4],
+        [20, 200],
+        &["--tc", "10+0", "--max-plies", "16"],
+    );
+    let mut counts = [(0, 0); 2];
+    for (i, log) in r.logs.iter().enumerate() {
+        let text = std::fs::read_to_string(log).unwrap();
+        assert!(text.contains("setoption name Ponder value true"), "{text}");
+        let (hits, misses) = check_ponder_flow(log, &r.recs);
+        assert!(hits >= 10, "engine {i}: {hits} hits");
+        assert_eq!(misses, 0, "engine {i}");
+        counts[i] = (hits, misses);
+    }
+    check_ponder_summary(&r, counts);
+    for rec in &r.recs {
+        assert_eq!(rec.reason, "maxplies", "{rec:?}");
+        // a thinks 20 ms a move, b 200: a's time is counted from ponderhit, not from the
+        // start of its ponder search during b's 200 ms (the bound leaves room for a loaded
+        // machine).
+        let a_white = rec.white == "a";
+        for (i, t) in rec.times_ms.iter().enumerate() {
+            if (i % 2 == 0) == a_white {
+                assert!(*t >= 20 && *t < 150, "a's move {i}: {t} ms");
+            }
+        }
+    }
+}
+
+#[test]
+fn ponder_misses_stop_and_search_again() {
+    let r = ponder_match(
+        "misses",
+        [4, 5],
+        [20, 200],
+        &["--tc", "10+0", "--max-plies", "24"],
+    );
+    let mut all = (0, 0);
+    let mut counts = [(0, 0); 2];
+    for (i, log) in r.logs.iter().enumerate() {
+        let (h, m) = check_ponder_flow(log, &r.recs);
+        all = (all.0 + h, all.1 + m);
+        counts[i] = (h, m);
+    }
+    assert!(all.1 >= 10, "{all:?}");
+    check_ponder_summary(&r, counts);
+    for rec in &r.recs {
+        assert_eq!(rec.reason, "maxplies", "{rec:?}");
+        let a_white = rec.white == "a";
+        for (i, t) in rec.times_ms.iter().enumerate() {
+            if (i % 2 == 0) == a_white {
+                assert!(*t >= 20 && *t < 150, "a's move {i}: {t} ms");
+            }
+        }
+    }
+}
+
+#[test]
+fn ponder_charges_clocks_from_ponderhit() {
+    for (tag, seeds) in [("clock-hit", [6, 6]), ("clock-miss", [6, 7])] {
+        let r = ponder_match(tag, seeds, [30, 60], &["--tc", "5+0", "--max-plies", "12"]);
+        for which in 0..2 {
+            check_clock_charges(&r, which, 5000);
+        }
+    }
+    // With --movetime the ponder search gets the move time too.
+    let r = ponder_match(
+        "movetime",
+        [6, 6],
+        [10, 10],
+        &["--movetime", "200", "--max-plies", "8"],
+    );
+    let text = std::fs::read_to_string(&r.logs[0]).unwrap();
+    assert!(text.contains("go ponder movetime 200"), "{text}");
+    // Without --ponder, no pondering (though the engines name a ponder move).
+    let d = scratch("ponder-off");
+    let log = d.join("a.log");
+    let mut a = logging_engine("a", 6, 0, &log);
+    a.extend(args(&[
+        "--engine",
+        "builtin=greedy",
+        "--depth",
+        "1",
+        "--games",
+        "2",
+        "-q",
+    ]));
+    let (out, _) = run_ok(MATCH, &a);
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(!text.contains("ponder"), "{text}");
+    assert!(!out.contains("Ponder"), "{out}");
+}
+
+#[test]
+fn time_losses_and_crashes_while_pondering() {
+    // 400 ms a move on a 1 s clock: the third move, after a ponderhit, overruns.
+    let r = ponder_match(
+        "timeout",
+        [8, 8],
+        [400, 10],
+        &["--tc", "1+0", "--timemargin", "50"],
+    );
+    for rec in &r.recs {
+        assert_eq!(rec.reason, "timeout", "{rec:?}");
+        let a_white = rec.white == "a";
+        assert_eq!(rec.result, if a_white { "0-1" } else { "1-0" });
+        let n = rec.moves.len();
+        let a_moves = if a_white { n.div_ceil(2) } else { n / 2 };
+        assert_eq!(a_moves, 2, "{rec:?}");
+        assert!(rec.detail.contains("after ponderhit"), "{}", rec.detail);
+    }
+    let text = std::fs::read_to_string(&r.logs[0]).unwrap();
+    assert!(text.contains("ponderhit"), "{text}");
+    // An engine that dies when asked to ponder at ply 5 or later loses by a crash at its next
+    // move; it is restarted for the next game.
+    let d = scratch("ponder-crash");
+    let jsonl = d.join("games.jsonl");
+    let log = d.join("b.log");
+    let mut a = args(&[
+        "--engine",
+        &format!("cmd={TESTENGINE}"),
+        "arg=--crash-at-ply=5",
+        "arg=--seed=3",
+        "name=crashy",
+    ]);
+    a.extend(logging_engine("b", 3, 0, &log));
+    a.extend(args(&[
+        "--ponder",
+        "--tc",
+        "5+0",
+        "--games",
+        "2",
+        "--jsonl",
+        jsonl.to_str().unwrap(),
+        "-q",
+    ]));
+    let (out, _) = run_ok(MATCH, &a);
+    assert!(out.contains("W/D/L 0/0/2"), "{out}");
+    for rec in records(&jsonl) {
+        assert_eq!(rec.reason, "crash", "{rec:?}");
+        assert!(rec.moves.len() >= 5 && rec.moves.len() <= 6, "{rec:?}");
+        assert!(rec.detail.contains("crashed after"), "{}", rec.detail);
+    }
+}
+
+#[test]
+fn engines_hung_in_a_ponder_search_lose_on_time_and_are_restarted() {
+    let d = scratch("ponder-deaf");
+    let jsonl = d.join("games.jsonl");
+    let log = d.join("deaf.log");
+    let mut a = logging_engine("deaf", 2, 0, &log);
+    a.extend(args(&["arg=--deaf-ponder"]));
+    a.extend(logging_engine("b", 3, 0, &d.join("b.log")));
+    a.extend(args(&[
+        "--ponder",
+        "--tc",
+        "0.5+0",
+        "--timemargin",
+        "50",
+        "--games",
+        "2",
+        "--jsonl",
+        jsonl.to_str().unwrap(),
+        "-q",
+    ]));
+    let (out, _) = run_ok(MATCH, &a);
+    assert!(out.contains("W/D/L 0/0/2"), "{out}");
+    for rec in records(&jsonl) {
+        assert_eq!(rec.reason, "timeout", "{rec:?}");
+        assert!(
+            rec.detail.contains("after ponderhit") || rec.detail.contains("after a missed ponder"),
+            "{}",
+            rec.detail
+        );
+    }
+    // Unusable after its hang: a fresh process for the second game.
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(text.lines().filter(|l| *l == "uci").count(), 2, "{text}");
+}
+
+#[test]
+fn real_engine_ponders() {
+    let Some(exe) = real_engine() else {
+        return;
+    };
+    let spec = millstone_tools::protocol::ProcessSpec {
+        cmd: exe.clone(),
+        ..Default::default()
+    };
+    let p = millstone_tools::protocol::EngineProcess::start(
+        &spec,
+        &[],
+        std::time::Duration::from_secs(3),
+    )
+    .unwrap();
+    if !p.has_option("Ponder") {
+        eprintln!("skipped: {} offers no Ponder option yet", exe.display());
+        return;
+    }
+    drop(p);
+    let d = scratch("real-ponder");
+    let jsonl = d.join("games.jsonl");
+    let log = d.join("te.log");
+    let mut a = args(&[
+        "--engine",
+        &format!("cmd={}", exe.display()),
+        "name=millstone",
+        "option.Hash=8",
+    ]);
+    a.extend(logging_engine("te", 1, 0, &log));
+    a.extend(args(&[
+        "--ponder",
+        "--tc",
+        "2+0.05",
+        "--games",
+        "2",
+        "--random-opening",
+        "2",
+        "--seed",
+        "1",
+        "--max-plies",
+        "60",
+        "--jsonl",
+        jsonl.to_str().unwrap(),
+        "-q",
+    ]));
+    run_ok(MATCH, &a);
+    let recs = records(&jsonl);
+    assert_eq!(recs.len(), 2);
+    for r in &recs {
+        assert!(
+            !["crash", "stall", "illegal", "timeout"].contains(&r.reason.as_str()),
+            "{r:?}"
+        );
+    }
+}

@@ -23,7 +23,7 @@ enum Order {
 #[command(
     name = "mill-match",
     version,
-    after_help = "Examples:\n  mill-match --engine cmd=target/release/millstone name=new --engine builtin=greedy --tc 5+0.05 --games 20\n  mill-match --engine builtin=random --engine builtin=greedy --depth 1 --games 100 --random-opening 4 --seed 1 --jsonl games.jsonl\n  mill-match --engine cmd=./a --engine cmd=./b --movetime 100 --games 1000 --sprt elo0=0 elo1=5 alpha=0.05 beta=0.05 --concurrency 2"
+    after_help = "Examples:\n  mill-match --engine cmd=target/release/millstone name=new --engine builtin=greedy --tc 5+0.05 --games 20\n  mill-match --engine builtin=random --engine builtin=greedy --depth 1 --games 100 --random-opening 4 --seed 1 --jsonl games.jsonl\n  mill-match --engine cmd=./a --engine cmd=./b --movetime 100 --games 1000 --sprt elo0=0 elo1=5 alpha=0.05 beta=0.05 --concurrency 2\n\nA match in two runs, then its results (see mill-match merge --help):\n  mill-match --engine cmd=./a --engine cmd=./b --tc 10+0.1 --games 1000 --seed 1 --shard 1/2 --jsonl s1.jsonl\n  mill-match --engine cmd=./a --engine cmd=./b --tc 10+0.1 --games 1000 --seed 1 --shard 2/2 --jsonl s2.jsonl\n  mill-match merge s1.jsonl s2.jsonl"
 )]
 struct Cli {
     /// An engine: key=value settings: name=NAME, cmd=PATH, arg=ARG (repeatable), dir=DIR,
@@ -107,9 +107,54 @@ struct Cli {
     /// No progress lines.
     #[arg(long, short)]
     quiet: bool,
+    /// Play only shard K of N (1-based), for splitting a match over N runs: each opening pair
+    /// (one pairing's two colour-swapped games of an opening) is in exactly one shard, with
+    /// the game numbers, openings and seeds of the whole match (give every shard the same
+    /// --seed). Merge the shards' --jsonl files with `mill-match merge`. A shard does not stop
+    /// on an SPRT decision.
+    #[arg(long, value_name = "K/N", value_parser = tournament::parse_shard)]
+    shard: Option<(usize, usize)>,
+    /// Engines think on the opponent's time: `setoption name Ponder value true`, then
+    /// `go ponder` on the move they predict after each of their moves, `ponderhit` when the
+    /// opponent plays it (their clock runs from then), `stop` otherwise.
+    #[arg(long)]
+    ponder: bool,
+}
+
+/// `mill-match merge`: rebuilds a match's results from the JSONL records of its shards.
+#[derive(Parser, Debug)]
+#[command(
+    name = "mill-match merge",
+    bin_name = "mill-match merge",
+    version,
+    after_help = "Example:\n  mill-match --shard 1/2 ... --jsonl s1.jsonl; mill-match --shard 2/2 ... --jsonl s2.jsonl\n  mill-match merge s1.jsonl s2.jsonl --jsonl all.jsonl"
+)]
+struct MergeCli {
+    /// The JSONL files written by the shards (`--jsonl`), in any order.
+    #[arg(required = true, value_name = "FILES")]
+    files: Vec<PathBuf>,
+    /// Write all games, in schedule order, as JSON lines.
+    #[arg(long, value_name = "FILE")]
+    jsonl: Option<PathBuf>,
+    /// Write all games, in schedule order, as PGN-like text.
+    #[arg(long, value_name = "FILE")]
+    pgn: Option<PathBuf>,
+    /// No line on stderr about what was merged.
+    #[arg(long, short)]
+    quiet: bool,
 }
 
 fn main() -> ExitCode {
+    if std::env::args_os().nth(1).is_some_and(|a| a == "merge") {
+        let cli = MergeCli::parse_from(std::env::args_os().skip(1));
+        return match merge(cli) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("mill-match: error: {e}");
+                ExitCode::from(2)
+            }
+        };
+    }
     let matches = Cli::command().get_matches();
     let cli = match Cli::from_arg_matches(&matches) {
         Ok(c) => c,
@@ -135,6 +180,11 @@ fn run(cli: Cli, groups: Vec<Vec<String>>) -> Result<ExitCode, String> {
         .enumerate()
         .map(|(i, g)| EngineEntry::parse(g).map_err(|e| format!("--engine #{}: {e}", i + 1)))
         .collect::<Result<Vec<_>, _>>()?;
+    if cli.shard.is_some() && cli.seed.is_none() {
+        return Err(
+            "--shard needs --seed: every shard of a match must play its openings and seeds".into(),
+        );
+    }
     let seed = cli.seed.unwrap_or_else(|| {
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -182,6 +232,7 @@ fn run(cli: Cli, groups: Vec<Vec<String>>) -> Result<ExitCode, String> {
             stall_timeout: Duration::from_millis(cli.stall_timeout.max(1)),
             adjudicate_draw_plies: cli.adjudicate_draw_plies,
             max_plies: cli.max_plies,
+            ponder: cli.ponder,
         },
         sprt,
         sprt_min_games: cli.sprt_min_games,
@@ -190,6 +241,7 @@ fn run(cli: Cli, groups: Vec<Vec<String>>) -> Result<ExitCode, String> {
         jsonl: cli.jsonl,
         event: cli.event,
         progress: !cli.quiet,
+        shard: cli.shard,
     };
     tournament::validate(&config)?;
     if !cli.quiet {
@@ -201,8 +253,59 @@ fn run(cli: Cli, groups: Vec<Vec<String>>) -> Result<ExitCode, String> {
             config.games,
             seed
         );
+        if let Some((k, n)) = config.shard {
+            eprintln!(
+                "mill-match: shard {k}/{n}: {} of the match's {} games{}",
+                tournament::games_to_play(&config).len(),
+                tournament::schedule(&config).len(),
+                if config.sprt.is_some() {
+                    " (no SPRT stop in a shard: merge the shards for the verdict)"
+                } else {
+                    ""
+                }
+            );
+        }
     }
     let result = tournament::run(&config)?;
     print!("{}", tournament::summary(&config, &result));
     Ok(ExitCode::SUCCESS)
+}
+
+fn merge(cli: MergeCli) -> Result<(), String> {
+    let m = tournament::merge(&cli.files)?;
+    if !cli.quiet {
+        let missing: Vec<String> = {
+            let have: std::collections::HashSet<usize> =
+                m.result.records.iter().map(|r| r.game).collect();
+            (1..=m.info.scheduled)
+                .filter(|g| !have.contains(g))
+                .map(|g| g.to_string())
+                .collect()
+        };
+        let shards: Vec<String> = m.shards_seen.iter().map(|s| s.to_string()).collect();
+        eprintln!(
+            "mill-match: merged {} games from {} file(s): shard(s) {} of {}",
+            m.result.records.len(),
+            cli.files.len(),
+            shards.join(", "),
+            m.info.shards
+        );
+        if !missing.is_empty() {
+            let shown: Vec<&str> = missing.iter().take(20).map(|s| s.as_str()).collect();
+            eprintln!(
+                "mill-match: warning: {} of {} games are missing: {}{}",
+                missing.len(),
+                m.info.scheduled,
+                shown.join(", "),
+                if missing.len() > shown.len() {
+                    ", ..."
+                } else {
+                    ""
+                }
+            );
+        }
+    }
+    tournament::write_records(&m.result.records, cli.pgn.as_ref(), cli.jsonl.as_ref())?;
+    print!("{}", tournament::merged_summary(&m));
+    Ok(())
 }

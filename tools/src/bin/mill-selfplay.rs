@@ -77,6 +77,29 @@ struct Cli {
     /// No progress lines on stderr.
     #[arg(long, short)]
     quiet: bool,
+    /// Play only shard K of N (1-based): the games whose 0-based index is K-1 modulo N, with
+    /// the game numbers and seeds of the whole run. `mill-selfplay merge` puts the shards'
+    /// outputs back together in game order.
+    #[arg(long, value_name = "K/N", value_parser = millstone_tools::tournament::parse_shard)]
+    shard: Option<(usize, usize)>,
+}
+
+/// `mill-selfplay merge`: the outputs of the shards of one run, as one run would write them
+/// (games in order, each game's positions in order).
+#[derive(Parser, Debug)]
+#[command(
+    name = "mill-selfplay merge",
+    bin_name = "mill-selfplay merge",
+    version,
+    after_help = "Example:\n  mill-selfplay --shard 1/2 --games 100 --depth 6 -o s1.jsonl; mill-selfplay --shard 2/2 --games 100 --depth 6 -o s2.jsonl\n  mill-selfplay merge s1.jsonl s2.jsonl -o selfplay.jsonl"
+)]
+struct MergeCli {
+    /// The shards' output files, in any order.
+    #[arg(required = true, value_name = "FILES")]
+    files: Vec<PathBuf>,
+    /// Output file (default: standard output).
+    #[arg(long, short)]
+    output: Option<PathBuf>,
 }
 
 #[derive(Serialize)]
@@ -215,7 +238,80 @@ fn sample(cands: &[Info], temperature: f64, rng: &mut impl Rng) -> Option<Move> 
     cands.last().map(|i| i.pv[0])
 }
 
+/// Reads the shards' lines, checks that every game comes whole from one file and no position
+/// twice, and writes them ordered by game and ply.
+fn merge(cli: MergeCli) -> Result<(), String> {
+    use std::collections::BTreeMap;
+    // (game, ply) -> line; game -> the file it came from.
+    let mut rows: BTreeMap<(u64, u64), String> = BTreeMap::new();
+    let mut owner: BTreeMap<u64, (String, String)> = BTreeMap::new();
+    for path in &cli.files {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let file = path.display().to_string();
+        for (n, line) in text.lines().enumerate() {
+            let at = format!("{file}:{}", n + 1);
+            if line.trim().is_empty() {
+                continue;
+            }
+            let v: serde_json::Value =
+                serde_json::from_str(line).map_err(|e| format!("{at}: not a JSON line: {e}"))?;
+            let field = |k: &str| {
+                v.get(k)
+                    .and_then(|x| x.as_u64())
+                    .ok_or_else(|| format!("{at}: not a mill-selfplay line (no '{k}' number)"))
+            };
+            let (game, ply) = (field("game")?, field("ply")?);
+            match owner.get(&game) {
+                Some((f, first)) if *f != file => {
+                    return Err(format!(
+                        "{at}: game {game} is also in {first}: the files are not shards of one run"
+                    ))
+                }
+                Some(_) => {}
+                None => {
+                    owner.insert(game, (file.clone(), at.clone()));
+                }
+            }
+            if rows.insert((game, ply), line.to_string()).is_some() {
+                return Err(format!("{at}: game {game} ply {ply} appears twice"));
+            }
+        }
+    }
+    if rows.is_empty() {
+        return Err("merge: no positions in the files".into());
+    }
+    let mut out: Box<dyn Write> = match &cli.output {
+        Some(p) => Box::new(std::io::BufWriter::new(
+            std::fs::File::create(p).map_err(|e| format!("cannot create {}: {e}", p.display()))?,
+        )),
+        None => Box::new(std::io::BufWriter::new(std::io::stdout())),
+    };
+    for line in rows.values() {
+        writeln!(out, "{line}").map_err(|e| format!("cannot write the output: {e}"))?;
+    }
+    out.flush()
+        .map_err(|e| format!("cannot write the output: {e}"))?;
+    eprintln!(
+        "mill-selfplay: merged {} games, {} positions from {} file(s)",
+        owner.len(),
+        rows.len(),
+        cli.files.len()
+    );
+    Ok(())
+}
+
 fn main() -> ExitCode {
+    if std::env::args_os().nth(1).is_some_and(|a| a == "merge") {
+        let cli = MergeCli::parse_from(std::env::args_os().skip(1));
+        return match merge(cli) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("mill-selfplay: error: {e}");
+                ExitCode::from(2)
+            }
+        };
+    }
     let cli = Cli::parse();
     if cli.depth.is_none() && cli.nodes.is_none() && cli.movetime.is_none() {
         eprintln!("mill-selfplay: error: give --depth, --nodes or --movetime");
@@ -236,33 +332,38 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     }
     let t0 = Instant::now();
+    // The game indices this run plays: all, or those of its shard.
+    let ids: Vec<usize> = match cli.shard {
+        Some((k, n)) => (0..cli.games).filter(|i| i % n == k - 1).collect(),
+        None => (0..cli.games).collect(),
+    };
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
-    let slots: Mutex<Vec<Option<GameOut>>> = Mutex::new((0..cli.games).map(|_| None).collect());
+    let slots: Mutex<Vec<Option<GameOut>>> = Mutex::new((0..ids.len()).map(|_| None).collect());
     // One plain thread and one engine per worker, games handed out by a counter. (A rayon
     // parallel iterator would let a worker that waits for its engine's search pool steal the
     // next game, nesting searches until memory or the stack runs out.)
     std::thread::scope(|scope| {
-        for _ in 0..threads.min(cli.games.max(1)) {
+        for _ in 0..threads.min(ids.len().max(1)) {
             scope.spawn(|| {
                 let mut engine = Engine::with_hash_mb(cli.hash);
                 loop {
-                    let id = next.fetch_add(1, Ordering::Relaxed);
-                    if id >= cli.games {
+                    let slot = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(&id) = ids.get(slot) else {
                         break;
-                    }
+                    };
                     let g = play_one(&cli, rules, &mut engine, id);
                     let n = done.fetch_add(1, Ordering::Relaxed) + 1;
                     if !cli.quiet {
                         eprintln!(
                             "[{n}/{}] game {}: {} in {} plies",
-                            cli.games,
+                            ids.len(),
                             id + 1,
                             g.result,
                             g.lines.len()
                         );
                     }
-                    slots.lock().expect("no worker panics")[id] = Some(g);
+                    slots.lock().expect("no worker panics")[slot] = Some(g);
                 }
             });
         }
@@ -303,8 +404,12 @@ fn main() -> ExitCode {
         eprintln!("mill-selfplay: error: cannot write the output");
         return ExitCode::from(2);
     }
+    let shard = cli
+        .shard
+        .map(|(k, n)| format!(", shard {k}/{n} of {} games", cli.games))
+        .unwrap_or_default();
     eprintln!(
-        "{} games, {positions} positions, white wins {w}, draws {d}, black wins {l}, {:.1}s on {threads} threads",
+        "{} games, {positions} positions, white wins {w}, draws {d}, black wins {l}, {:.1}s on {threads} threads{shard}",
         results.len(),
         t0.elapsed().as_secs_f64()
     );

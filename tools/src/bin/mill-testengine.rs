@@ -1,6 +1,13 @@
 //! `mill-testengine`: a small protocol engine for testing the match runner. It plays a
 //! pseudo-random legal move (a function of the position and its seed, so games are
 //! reproducible), or with `--search` the library's search at the depth it is given.
+//!
+//! It ponders as UCI has it: `bestmove X ponder Y` names the reply it expects (in random
+//! mode the move its own rule would choose for the opponent, so two test engines with the
+//! same seed always predict each other), `go ponder ...` searches without answering until
+//! `ponderhit` (then it answers, after `--think-ms`) or `stop` (then it answers at once, and
+//! the runner discards that). `--log FILE` appends every command it receives to FILE, for
+//! tests of the runner's side of this.
 
 use clap::Parser;
 use millstone::search::{Limits, Score};
@@ -25,6 +32,90 @@ struct Cli {
     /// The name it gives in `id name`.
     #[arg(long, default_value = "mill-testengine")]
     name: String,
+    /// Append every command received to this file, one a line.
+    #[arg(long, value_name = "FILE")]
+    log: Option<std::path::PathBuf>,
+    /// Wait this long before answering a `go` (or a `ponderhit`), in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 0)]
+    think_ms: u64,
+    /// Hang in ponder searches: ignore `ponderhit` and `stop` after `go ponder`.
+    #[arg(long)]
+    deaf_ponder: bool,
+}
+
+/// A move, the reply it expects, and the info line to send before them.
+struct Choice {
+    info: String,
+    best: Move,
+    ponder: Option<Move>,
+}
+
+impl Choice {
+    fn bestmove(&self) -> String {
+        match self.ponder {
+            Some(p) => format!("bestmove {} ponder {p}", self.best),
+            None => format!("bestmove {}", self.best),
+        }
+    }
+}
+
+/// The random mode's move: a function of the position, the ply and the seed.
+fn pick(game: &Game, seed: u64) -> Option<Move> {
+    let legal = game.legal_moves();
+    if legal.is_empty() {
+        return None;
+    }
+    let h = mix(game.position().hash() ^ mix(seed) ^ game.moves().len() as u64);
+    Some(legal[(h % legal.len() as u64) as usize])
+}
+
+fn choose(game: &Game, seed: u64, cli: &Cli, engine: &mut Engine, t: &[&str]) -> Option<Choice> {
+    if cli.search {
+        let legal = game.legal_moves();
+        if legal.is_empty() {
+            return None;
+        }
+        let depth = t
+            .iter()
+            .position(|x| *x == "depth")
+            .and_then(|i| t.get(i + 1))
+            .and_then(|d| d.parse().ok())
+            .unwrap_or(2);
+        let limits = Limits {
+            depth: Some(depth),
+            multipv: 1,
+            ..Limits::default()
+        };
+        let r = engine.search(game, &limits, Box::new(|_| {}));
+        let score = match Score::from_internal(r.score) {
+            Score::Cp(c) => format!("cp {c}"),
+            Score::Mate(m) => format!("mate {m}"),
+        };
+        let pv: Vec<String> = r.pv.iter().map(|m| m.to_string()).collect();
+        Some(Choice {
+            info: format!(
+                "info depth {} score {score} nodes {} pv {}",
+                r.depth,
+                r.nodes,
+                pv.join(" ")
+            ),
+            best: r.best.unwrap_or(legal[0]),
+            ponder: r.pv.get(1).copied().filter(|_| r.best.is_some()),
+        })
+    } else {
+        let m = pick(game, seed)?;
+        let mut next = game.clone();
+        let ponder = next
+            .play(m)
+            .ok()
+            .filter(|_| next.outcome().is_none())
+            .and_then(|_| pick(&next, seed));
+        Some(Choice {
+            info: format!("info depth 1 score cp 0 pv {m}"),
+            best: m,
+            ponder,
+        })
+    }
 }
 
 fn mix(mut x: u64) -> u64 {
@@ -43,8 +134,22 @@ fn main() {
     let mut engine = Engine::new();
     let stdin = std::io::stdin();
     let mut out = std::io::stdout();
+    let mut log = cli.log.as_ref().and_then(|p| {
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(p)
+            .ok()
+    });
+    // The answer of the ponder search in progress, held until ponderhit or stop.
+    let mut pondering: Option<Option<Choice>> = None;
+    let think = || std::thread::sleep(std::time::Duration::from_millis(cli.think_ms));
     for line in stdin.lock().lines() {
         let Ok(line) = line else { break };
+        if let Some(f) = log.as_mut() {
+            let _ = writeln!(f, "{line}");
+            let _ = f.flush();
+        }
         let t: Vec<&str> = line.split_whitespace().collect();
         match t.first().copied() {
             Some("uci") => {
@@ -59,6 +164,7 @@ fn main() {
                     out,
                     "option name Seed type spin default 0 min 0 max 1000000"
                 );
+                let _ = writeln!(out, "option name Ponder type check default false");
                 let _ = writeln!(out, "uciok");
             }
             Some("isready") => {
@@ -96,47 +202,54 @@ fn main() {
                 if cli.crash_at_ply.is_some_and(|p| game.moves().len() >= p) {
                     std::process::exit(3);
                 }
-                let legal = game.legal_moves();
-                if legal.is_empty() {
-                    let _ = writeln!(out, "bestmove 0000");
-                } else if cli.search {
-                    let depth = t
-                        .iter()
-                        .position(|x| *x == "depth")
-                        .and_then(|i| t.get(i + 1))
-                        .and_then(|d| d.parse().ok())
-                        .unwrap_or(2);
-                    let limits = Limits {
-                        depth: Some(depth),
-                        multipv: 1,
-                        ..Limits::default()
-                    };
-                    let r = engine.search(&game, &limits, Box::new(|_| {}));
-                    let score = match Score::from_internal(r.score) {
-                        Score::Cp(c) => format!("cp {c}"),
-                        Score::Mate(m) => format!("mate {m}"),
-                    };
-                    let pv: Vec<String> = r.pv.iter().map(|m| m.to_string()).collect();
-                    let best = r.best.unwrap_or(legal[0]);
-                    let _ = writeln!(
-                        out,
-                        "info depth {} score {score} nodes {} pv {}",
-                        r.depth,
-                        r.nodes,
-                        pv.join(" ")
-                    );
-                    let _ = writeln!(out, "bestmove {best}");
+                let choice = choose(&game, seed, &cli, &mut engine, &t);
+                if t.get(1) == Some(&"ponder") {
+                    pondering = Some(choice);
+                    if cli.deaf_ponder {
+                        // Read on, answering nothing but isready, until the end.
+                        for line in stdin.lock().lines() {
+                            let Ok(line) = line else { break };
+                            if let Some(f) = log.as_mut() {
+                                let _ = writeln!(f, "{line}");
+                            }
+                            if line == "quit" {
+                                return;
+                            }
+                        }
+                        return;
+                    }
                 } else {
-                    let h = mix(game.position().hash() ^ mix(seed) ^ game.moves().len() as u64);
-                    let m = legal[(h % legal.len() as u64) as usize];
-                    let _ = writeln!(out, "info depth 1 score cp 0 pv {m}");
-                    let _ = writeln!(out, "bestmove {m}");
+                    think();
+                    answer(&mut out, choice.as_ref());
+                }
+            }
+            Some("ponderhit") => {
+                if let Some(choice) = pondering.take() {
+                    think();
+                    answer(&mut out, choice.as_ref());
+                }
+            }
+            Some("stop") => {
+                if let Some(choice) = pondering.take() {
+                    answer(&mut out, choice.as_ref());
                 }
             }
             Some("quit") => break,
             _ => {}
         }
         let _ = out.flush();
+    }
+}
+
+fn answer(out: &mut impl Write, choice: Option<&Choice>) {
+    match choice {
+        Some(c) => {
+            let _ = writeln!(out, "{}", c.info);
+            let _ = writeln!(out, "{}", c.bestmove());
+        }
+        None => {
+            let _ = writeln!(out, "bestmove 0000");
+        }
     }
 }
 
