@@ -465,10 +465,12 @@ impl<'a> Searcher<'a> {
         if ply >= MAX_PLY {
             return evaluate(&self.pos);
         }
-        if let Some(p) = self.sh.tb.and_then(|tb| tb.probe(&self.pos)) {
+        // The tree reads the W/D/L part only (one byte); the distance to the next mill is the
+        // root's business (probe_root), so table wins here score TB_WIN - ply.
+        if let Some(wdl) = self.sh.tb.and_then(|tb| tb.probe_wdl(&self.pos)) {
             self.tbhits += 1;
-            let win = TB_WIN - ply as i32 - p.plies_to_mill as i32;
-            return match p.wdl {
+            let win = TB_WIN - ply as i32;
+            return match wdl {
                 Wdl::Win => win,
                 Wdl::Loss => -win,
                 _ => 0,
