@@ -3,7 +3,8 @@
 //! The file is mapped, not read: opening checks the header, the W/D/L part and the block index
 //! against their checksums (that touches `n / 5` bytes, not the distance blocks), and from then
 //! on the operating system pages in what the probes touch. A W/D/L probe is one index
-//! computation and one byte load; a distance probe decodes one block (8192 slots), checking
+//! computation and two byte loads (the digit and its group's maximum distance); a distance
+//! probe decodes one block (8192 slots), checking
 //! its checksum, with the last decoded block kept per thread.
 
 use super::format::{
@@ -27,6 +28,10 @@ pub struct TableFile {
     path: PathBuf,
     /// Tells this file's blocks apart in the per-thread cache.
     id: u64,
+    /// log2 of the slots per group of the maxima.
+    group_shift: u32,
+    /// Offset of the maxima.
+    maxima: usize,
     /// Whether a damaged block was reported already (reported once per file).
     reported: AtomicBool,
 }
@@ -82,6 +87,8 @@ impl TableFile {
             map,
             path: path.to_path_buf(),
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            group_shift: header.group_slots.trailing_zeros(),
+            maxima: header.maxima_offset() as usize,
             reported: AtomicBool::new(false),
         })
     }
@@ -205,7 +212,8 @@ impl TableFile {
             DIGIT_LOSS => Wdl::Loss,
             _ => return Some(Wdl::Draw),
         };
-        if rule50 as u32 + self.header.stats.real_max as u32 <= LIMIT as u32 {
+        let at = self.maxima + (slot >> self.group_shift) as usize;
+        if rule50 as u32 + self.map[at] as u32 <= LIMIT as u32 {
             return Some(decisive);
         }
         let v = self.value_at(slot).ok()?;

@@ -92,7 +92,7 @@ mod value;
 
 pub use format::{
     digit_of, file_name, fnv1a64, Header, Table, TableStats, TbError, BLOCK_SLOTS, DIGIT_LOSS,
-    DIGIT_OTHER, DIGIT_WIN, HEADER_LEN, MAGIC, VERSION, ZSTD_LEVEL,
+    DIGIT_OTHER, DIGIT_WIN, GROUP_SLOTS, HEADER_LEN, MAGIC, VERSION, ZSTD_LEVEL,
 };
 pub use generate::{
     solve_pair, value_from_children, value_from_children_with, verify_table, SolveStats, Values,
