@@ -209,13 +209,13 @@ fn run_job(
         Err(_) => {}
     }
     for &(x, y) in &job.reads {
-        if !cache.contains_key(&(x, y)) {
+        if let std::collections::hash_map::Entry::Vacant(slot) = cache.entry((x, y)) {
             let path = dir.join(file_name(rules, x, y));
             let t = Table::read(&path, rules, x, y).map_err(|e| {
                 let (a, b) = job_of(x, y);
                 format!("{name} needs {x}v{y} (job {a}v{b}): {e}")
             })?;
-            cache.insert((x, y), t);
+            slot.insert(t);
         }
     }
     let (tables, stats) = solve_pair(rules, job.w, job.b, cache, &mut |line| eprintln!("{line}"))?;
