@@ -1,5 +1,5 @@
-//! Probe speed of the endgame tables: the tree's W/D/L probe, the exact probe (which decodes a
-//! distance block), a miss, and `probe_root`, on random positions. Solves nine-with-flying
+//! Probe speed of the endgame tables: the tree's W/D/L probe (counters 0..100, and 0), the exact
+//! probe (which decodes a distance block), a miss, and `probe_root`, on random positions. Solves nine-with-flying
 //! 3v3, 3v4 and 4v3 into a scratch directory first, or probes the tables in
 //! `$MILLSTONE_TB_DIR` (nine with flying; positions of every sub-space present there).
 
@@ -31,8 +31,8 @@ fn table_dir() -> PathBuf {
     dir
 }
 
-/// Random moving-phase positions of the sub-spaces with a file, counters 0..=100.
-fn positions(tb: &Tablebase, n: usize, seed: u64) -> Vec<Position> {
+/// Random moving-phase positions of the sub-spaces with a file, counters 0..=max_counter.
+fn positions(tb: &Tablebase, n: usize, seed: u64, max_counter: u16) -> Vec<Position> {
     let mut shapes = Vec::new();
     for w in 3..=9u32 {
         for b in 3..=9u32 {
@@ -65,7 +65,11 @@ fn positions(tb: &Tablebase, n: usize, seed: u64) -> Vec<Position> {
             .iter()
             .map(|&(s, l)| cells[s..s + l].iter().collect())
             .collect();
-        let fen = format!("{} w 0 0 {} 40", board.join("/"), rng.gen_range(0..=100));
+        let fen = format!(
+            "{} w 0 0 {} 40",
+            board.join("/"),
+            rng.gen_range(0..=max_counter)
+        );
         if let Ok(p) = Position::from_fen(&fen, NINE) {
             if p.outcome().is_none() {
                 out.push(p);
@@ -79,7 +83,8 @@ fn probes(c: &mut Criterion) {
     let dir = table_dir();
     let tb = Tablebase::open(&dir).unwrap();
     let snap = tb.snapshot(NINE);
-    let pos = positions(&tb, 4096, 1);
+    let pos = positions(&tb, 4096, 1, 100);
+    let pos0 = positions(&tb, 4096, 2, 0);
     // Open every file before measuring.
     for p in &pos {
         assert!(snap.probe_wdl(p).is_some());
@@ -89,6 +94,9 @@ fn probes(c: &mut Criterion) {
     group.throughput(Throughput::Elements(pos.len() as u64));
     group.bench_function("probe_wdl", |b| {
         b.iter(|| pos.iter().filter_map(|p| snap.probe_wdl(p)).count())
+    });
+    group.bench_function("probe_wdl_counter_0", |b| {
+        b.iter(|| pos0.iter().filter_map(|p| snap.probe_wdl(p)).count())
     });
     group.bench_function("probe", |b| {
         b.iter(|| pos.iter().filter_map(|p| snap.probe(p)).count())
