@@ -1,6 +1,6 @@
-//! Probe speed of the endgame tables: the tree's W/D/L probe (counters 0..100, and 0), the exact
-//! probe (which decodes a distance block), a miss, and `probe_root`, on random positions. Solves nine-with-flying
-//! 3v3, 3v4 and 4v3 into a scratch directory first, or probes the tables in
+//! Probe speed of the endgame tables: the tree's W/D/L probe (counters 0..100, and 0), the
+//! exact probe (which decodes a distance block), a miss, and `probe_root`, on random positions.
+//! Solves nine-with-flying 3v3, 3v4 and 4v3 into a scratch directory first, or probes the tables in
 //! `$MILLSTONE_TB_DIR` (nine with flying; positions of every sub-space present there).
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};

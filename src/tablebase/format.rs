@@ -297,7 +297,7 @@ impl Header {
 
     /// Parses and checks the header of a file of `file_len` bytes that should hold sub-space
     /// (w, b) under `rules`. Checks everything the header alone can tell, the file's length
-    /// included (against the end offset of the index, by [`Header::check_index`]).
+    /// included (against the end offset of the index, by [`Header::check_parts`]).
     pub fn parse(bytes: &[u8], rules: Rules, w: u8, b: u8, path: &Path) -> Result<Header, TbError> {
         let bad = |reason: String| TbError::Format {
             path: path.to_path_buf(),

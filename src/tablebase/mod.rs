@@ -52,8 +52,13 @@
 //! let tb = Tablebase::open("tables").expect("a directory");
 //! let pos = Position::from_fen("W.W/.../.../B....B/.../.../W.B b 0 0 10 30", Rules::default())
 //!     .unwrap();
+//! // In the tree: the result under the rules, from one byte of the W/D/L part.
+//! let snapshot = tb.snapshot(pos.rules());
+//! if let Some(wdl) = snapshot.probe_wdl(&pos) {
+//!     println!("{wdl:?}");
+//! }
+//! // Exact, with the distance (decodes a block: for the root and tools).
 //! if let Some(p) = tb.probe(&pos) {
-//!     // Score Win and Loss as decisive, everything else as a draw.
 //!     let decisive = matches!(p.wdl, Wdl::Win | Wdl::Loss);
 //!     println!("{:?} in {} plies (decisive: {decisive})", p.wdl, p.plies_to_mill);
 //! }
@@ -62,27 +67,40 @@
 //! }
 //! ```
 //!
-//! - [`Tablebase::probe`] returns `None` outside the tables (placing phase, sub-space not
-//!   generated, or a damaged file, which is logged once). It is cheap: one index computation
-//!   and one load, after the sub-space's file has been read once.
+//! - [`Snapshot::probe_wdl`] (and [`Tablebase::probe_wdl`]) is the tree's probe: `Win`,
+//!   `Draw` or `Loss` under the rules with the position's counter (cursed wins and blessed
+//!   losses are `Draw`), always equal to `probe(pos).wdl.real()`. One index computation and
+//!   two byte loads from the mapped file; the distance is read only when the counter is so far
+//!   on that a win or loss of that group of 64 slots could come too late (see the docs of
+//!   [`format`](mod@format)). About 0.4 us a probe on random positions of the 10-piece set.
+//! - [`Tablebase::probe`] and [`Snapshot::probe`] return the exact [`Probe`] with the stored
+//!   distance: they decode one 8192-slot distance block (tens of microseconds; the last block
+//!   is kept per thread). `None` outside the tables (placing phase, sub-space not generated,
+//!   or a damaged file or block, which is logged once).
 //! - [`Tablebase::probe_root`] values every legal move and picks the fastest win, else the
 //!   draw, else the slowest loss, with the counter taken into account.
-//! - [`Tablebase`] is `Sync`: share one behind an `Arc` between search threads. Files are read
-//!   whole into memory on first use of their sub-space.
+//! - [`Tablebase`] is `Sync` and [`Snapshot`] a cheap handle on it: share them between search
+//!   threads. [`Tablebase::open`] lists the directory and opens nothing; each sub-space's file
+//!   is mapped (`memmap2`, never read whole) and checked on its first probe, through a
+//!   `OnceLock` per sub-space, so later probes take no lock, and a sub-space without a file
+//!   costs an array look-up.
 //!
-//! Files are produced by `mill-tb generate` (the `millstone-tools` crate), see [`Table`] for
-//! the format and [`solve_pair`] for the algorithm. `mill-tb verify` re-derives every stored
-//! value from its children one ply deep; since wins and losses are checked with exact
-//! distances that fall towards a conversion, a table that passes is the true solution.
+//! Files are produced by `mill-tb generate` (the `millstone-tools` crate); the layout is in
+//! the docs of [`format`](mod@format) (and [`Header`]), the algorithm in [`solve_pair`], the
+//! jobs of a run and their dependencies in [`plan`]. `mill-tb verify` re-derives every stored value from its
+//! children one ply deep; since wins and losses are checked with exact distances that fall
+//! towards a conversion, a table that passes is the true solution. `verify --sample N` does so
+//! for N random slots per sub-space through the mapped files.
 //!
 //! # Sizes and speed (measured on 2 shared cores)
 //!
-//! Two bytes per slot; a slot per symmetry class plus a few percent of unused twins. For
-//! `nine` with flying, all sub-spaces up to 10 pieces (3 v 3 ... 5 v 5, 3 v 7, 7 v 3) are
-//! 146 million positions, 330 MB of files, about 3 minutes to generate with 600 MB peak memory;
-//! up to 8 pieces (3 v 3 ... 4 v 4, 3 v 5, 5 v 3) take 7 to 12 seconds for any rule set.
+//! A slot per symmetry class plus a few percent of unused twins; 1.73 bits a slot for the W/D/L
+//! part and typically 0.5 to 3 for the compressed distances. For `nine` with flying, all
+//! sub-spaces up to 10 pieces (3 v 3 ... 5 v 5, 3 v 7, 7 v 3) are 156 million positions in 173
+//! million slots, 63 MB of files (345 MB in the old 2-byte format), about 150 s of CPU to
+//! generate with 420 MB peak memory (one job at a time); up to 8 pieces take 8 to 13 seconds.
 
-mod format;
+pub mod format;
 mod generate;
 mod index;
 mod mapped;
