@@ -592,7 +592,7 @@ impl Table {
                     Value::Win(d) | Value::Loss(d) if d <= LIMIT => s.real_max = s.real_max.max(d),
                     _ => {}
                 }
-                if !idx.unrank(i).2 {
+                if !idx.is_canonical(i) {
                     return s;
                 }
                 s.positions += 1;
