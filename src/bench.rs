@@ -97,17 +97,29 @@ impl BenchResult {
 
 /// Runs the bench at `depth`, one thread, a fresh table of `hash_mb` for each position.
 pub fn run(depth: i32, hash_mb: usize) -> BenchResult {
-    run_until(depth, hash_mb, &AtomicBool::new(false), |_| {}).expect("nothing stops it")
+    run_with_tables(depth, hash_mb, None).expect("no tables to open")
 }
 
-/// [`run`] that can be stopped: `each` gets every position's line as it is done, and when
-/// `stop` is set the search in progress ends and `None` is returned.
+/// [`run`] with the endgame tables of directory `tables` (for measuring their cost: the
+/// signature differs from [`run`]'s wherever a table covers a searched position).
+pub fn run_with_tables(
+    depth: i32,
+    hash_mb: usize,
+    tables: Option<&str>,
+) -> Result<BenchResult, String> {
+    run_until(depth, hash_mb, tables, &AtomicBool::new(false), |_| {})
+        .map(|r| r.expect("nothing stops it"))
+}
+
+/// [`run_with_tables`] that can be stopped: `each` gets every position's line as it is done,
+/// and when `stop` is set the search in progress ends and `Ok(None)` is returned.
 pub fn run_until(
     depth: i32,
     hash_mb: usize,
+    tables: Option<&str>,
     stop: &AtomicBool,
     mut each: impl FnMut(&(String, String, u64)),
-) -> Option<BenchResult> {
+) -> Result<Option<BenchResult>, String> {
     let mut nodes = 0;
     let mut time = Duration::ZERO;
     let mut lines = Vec::new();
@@ -116,6 +128,9 @@ pub fn run_until(
         let pos = Position::from_fen(fen, rules).expect("bench positions are valid");
         let game = Game::new(pos);
         let mut engine = Engine::with_hash_mb(hash_mb);
+        if tables.is_some() {
+            engine.set_table_path(tables, rules)?;
+        }
         let limits = Limits {
             depth: Some(depth),
             multipv: 1,
@@ -132,14 +147,14 @@ pub fn run_until(
         let r = engine.wait().expect("a search was started");
         time += t.elapsed();
         if stop.load(Ordering::Relaxed) {
-            return None;
+            return Ok(None);
         }
         nodes += r.nodes;
         let best = r.best.map_or("0000".to_string(), |m| m.to_string());
         lines.push((format!("{fen} [{rules}]"), best, r.nodes));
         each(lines.last().expect("just pushed"));
     }
-    Some(BenchResult { nodes, time, lines })
+    Ok(Some(BenchResult { nodes, time, lines }))
 }
 
 #[cfg(test)]

@@ -43,6 +43,9 @@ enum Command {
         /// Table size in MiB.
         #[arg(long, default_value_t = 16)]
         hash: usize,
+        /// Use the endgame tables in this directory (the node count then differs).
+        #[arg(long)]
+        tables: Option<String>,
     },
 }
 
@@ -80,13 +83,25 @@ fn main() -> ExitCode {
             log::info!("perft {depth}: {:.3}s", t.elapsed().as_secs_f64());
             ExitCode::SUCCESS
         }
-        Some(Command::Bench { depth, hash }) => {
+        Some(Command::Bench {
+            depth,
+            hash,
+            tables,
+        }) => {
             if let Err(e) = millstone::tt::check_size(hash) {
                 eprintln!("error: --hash {hash}: {e}");
                 return ExitCode::from(2);
             }
-            print(&format::bench(&bench::run(depth.clamp(1, 64), hash)));
-            ExitCode::SUCCESS
+            match bench::run_with_tables(depth.clamp(1, 64), hash, tables.as_deref()) {
+                Ok(r) => {
+                    print(&format::bench(&r));
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("error: --tables: {e}");
+                    ExitCode::from(2)
+                }
+            }
         }
         None => {
             protocol::run_stdio();

@@ -1,7 +1,8 @@
 //! Endgame tables: known counts, consistency, agreement with a plain search, probing, files.
 
 use millstone::tablebase::{
-    solve_pair, verify_table, Probe, Table, Tablebase, TbError, Value, Wdl, HEADER_LEN,
+    file_name, plan, solve_pair, verify_table, Probe, Table, TableFile, Tablebase, TbError, Value,
+    Wdl, HEADER_LEN,
 };
 use millstone::{Color, Position, Rules, Variant};
 use rand::{Rng, SeedableRng};
@@ -338,7 +339,10 @@ fn file_round_trip_and_damage() {
     let back = Table::read(&path, rules, 3, 3).unwrap();
     assert_eq!(back.entries(), t.entries());
     let bytes = std::fs::read(&path).unwrap();
-    assert_eq!(bytes.len(), HEADER_LEN + 2 * t.entries().len());
+    let mapped = TableFile::open(&path, rules, 3, 3).unwrap();
+    assert_eq!(mapped.file_len(), bytes.len() as u64);
+    // 1.6 bits a slot for the W/D/L part, and the distances compress: under half the old size.
+    assert!(bytes.len() < t.entries().len(), "{} bytes", bytes.len());
 
     let expect_format_error =
         |bytes: &[u8], rules: Rules, w: u8, b: u8, needle: &str| match Table::from_bytes(
@@ -352,13 +356,24 @@ fn file_round_trip_and_damage() {
             }
             other => panic!("expected a format error about {needle}, got {other:?}"),
         };
-    // A flipped bit in the payload.
+    // A flipped bit in the W/D/L part, in the header, in the last distance block.
     let mut bad = bytes.clone();
     bad[HEADER_LEN + 1000] ^= 0x10;
-    expect_format_error(&bad, rules, 3, 3, "checksum");
-    // Truncated payload, and a file shorter than its header.
+    expect_format_error(&bad, rules, 3, 3, "W/D/L part checksum");
+    let mut bad = bytes.clone();
+    bad[40] ^= 0x01;
+    expect_format_error(&bad, rules, 3, 3, "header checksum");
+    let mut bad = bytes.clone();
+    let last = bad.len() - 3;
+    bad[last] ^= 0x40;
+    expect_format_error(&bad, rules, 3, 3, "block checksum");
+    // Truncated or padded, and a file shorter than its header or its index.
     expect_format_error(&bytes[..bytes.len() - 2], rules, 3, 3, "truncated");
+    let mut long = bytes.clone();
+    long.push(0);
+    expect_format_error(&long, rules, 3, 3, "padded");
     expect_format_error(&bytes[..10], rules, 3, 3, "header");
+    expect_format_error(&bytes[..HEADER_LEN + 100], rules, 3, 3, "truncated");
     // Wrong magic, version, sub-space or rules.
     let mut bad = bytes.clone();
     bad[0] = b'X';
@@ -376,8 +391,44 @@ fn file_round_trip_and_damage() {
     let tb = Tablebase::open(&dir).unwrap();
     let err = tb.load(rules, 3, 3).unwrap_err();
     assert!(err.to_string().contains("checksum"), "{err}");
+    assert!(err.to_string().contains("not a valid table"), "{err}");
     let pos = position(rules, 0b111, 0b111 << 9, 0);
     assert!(tb.probe(&pos).is_none());
+    assert!(tb.probe_wdl(&pos).is_none());
+    // So is a truncated one.
+    std::fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
+    let err = Tablebase::open(&dir)
+        .unwrap()
+        .load(rules, 3, 3)
+        .unwrap_err();
+    assert!(err.to_string().contains("truncated"), "{err}");
+    assert!(Tablebase::open(&dir).unwrap().probe(&pos).is_none());
+    // A damaged distance block opens (blocks are checked when decoded): the W/D/L probe
+    // answers, the probes that need that block's distances do not, and never wrongly.
+    let mut bad = bytes.clone();
+    bad[last] ^= 0x40;
+    std::fs::write(&path, &bad).unwrap();
+    let tb = Tablebase::open(&dir).unwrap();
+    let f = tb.load(rules, 3, 3).unwrap();
+    assert!(f.check_blocks().is_err());
+    let k = f.header().block_slots;
+    let last_block = (t.entries().len() as u32 - 1) / k;
+    let mut refused = 0;
+    for slot in 0..t.entries().len() as u32 {
+        let (us, them, _) = t.index().unrank(slot);
+        let pos = position(rules, us, them, 0);
+        let p = tb.probe(&pos);
+        assert_eq!(
+            tb.probe_wdl(&pos),
+            Some(Probe::from_value(t.get(us, them), 0).wdl.real())
+        );
+        if slot / k == last_block {
+            refused += p.is_none() as u32;
+        } else {
+            assert_eq!(p.map(|p| p.value), Some(t.get(us, them)));
+        }
+    }
+    assert!(refused > 0);
     // A missing sub-space is simply not covered.
     assert!(tb.table(rules, 3, 4).is_none());
     assert!(Tablebase::open(dir.join("missing")).is_err());
@@ -412,4 +463,171 @@ fn hundred_ply_rule_in_values() {
 fn tablebase_is_shareable_between_threads() {
     fn assert_sync<T: Sync + Send>() {}
     assert_sync::<Tablebase>();
+}
+
+/// Every slot of `t` read through its mapped file `f`: values, and the W/D/L probe at several
+/// counters, which must equal the exact probe's real result.
+fn check_mapped(t: &Table, f: &TableFile) {
+    assert_eq!(f.index().len(), t.entries().len());
+    for slot in 0..t.entries().len() as u32 {
+        let v = Value::from_u16(t.entries()[slot as usize]).unwrap();
+        assert_eq!(f.value_at(slot).unwrap(), v, "slot {slot}");
+        let (us, them, _) = t.index().unrank(slot);
+        for c in [0, 1, 30, 60, 80, 95, 99, 100] {
+            let want = Probe::from_value(v, c).wdl.real();
+            assert_eq!(
+                f.wdl(us, them, c),
+                Some(want),
+                "slot {slot} {v} counter {c}"
+            );
+        }
+    }
+}
+
+#[test]
+fn new_format_for_all_four_rule_sets() {
+    // 3v3, 3v4 and 4v3 of every rule set: written, read back, verified one ply deep from the
+    // files, and every slot probed through the map equals the solver's value.
+    for variant in [Variant::Nine, Variant::Twelve] {
+        for flying in [true, false] {
+            let rules = Rules::new(variant, flying);
+            let dir = temp_dir(&format!("rules-{}-{flying}", variant.name()));
+            let mut solved = HashMap::new();
+            for (w, b) in [(3, 3), (3, 4)] {
+                for t in solve(rules, w, b, &solved) {
+                    t.write(&dir.join(file_name(rules, t.w, t.b))).unwrap();
+                    solved.insert((t.w, t.b), t);
+                }
+            }
+            let read = |w: u8, b: u8| Table::read(&dir.join(file_name(rules, w, b)), rules, w, b);
+            let (t33, t34, t43) = (
+                read(3, 3).unwrap(),
+                read(3, 4).unwrap(),
+                read(4, 3).unwrap(),
+            );
+            for t in [&t33, &t34, &t43] {
+                assert_eq!(t.entries(), solved[&(t.w, t.b)].entries(), "{rules} {t:?}");
+            }
+            verify_table(&t33, &t33, None).unwrap();
+            verify_table(&t34, &t43, Some(&t33)).unwrap();
+            verify_table(&t43, &t34, None).unwrap();
+            let tb = Tablebase::open(&dir).unwrap();
+            assert_eq!(tb.snapshot(rules).len(), 3);
+            for t in [&t33, &t34, &t43] {
+                let f = tb.load(rules, t.w, t.b).unwrap();
+                f.check_blocks().unwrap();
+                check_mapped(t, &f);
+                // The header's counts are the table's.
+                assert_eq!(*f.stats(), t.stats());
+                let s = f.stats();
+                assert_eq!(
+                    s.wins + s.draws + s.losses + s.spoilt_wins + s.spoilt_losses,
+                    s.positions
+                );
+            }
+            std::fs::remove_dir_all(&dir).unwrap();
+        }
+    }
+}
+
+#[test]
+fn files_match_the_solver_up_to_8_pieces() {
+    // Every sub-space up to 8 pieces of nine with and without flying: the file decodes to the
+    // solver's output (what the old 2-byte format stored verbatim), and the mapped probes agree.
+    for flying in [true, false] {
+        let rules = Rules::new(Variant::Nine, flying);
+        let dir = temp_dir(&format!("eight-{flying}"));
+        let mut solved = HashMap::new();
+        for job in plan(rules, 8, 9) {
+            for t in solve(rules, job.w, job.b, &solved) {
+                t.write(&dir.join(file_name(rules, t.w, t.b))).unwrap();
+                solved.insert((t.w, t.b), t);
+            }
+        }
+        assert_eq!(solved.len(), 6);
+        let tb = Tablebase::open(&dir).unwrap();
+        let mut rng = rand::rngs::StdRng::seed_from_u64(8);
+        for (&(w, b), t) in &solved {
+            let back = Table::read(&dir.join(file_name(rules, w, b)), rules, w, b).unwrap();
+            assert_eq!(back.entries(), t.entries(), "{rules} {w}v{b}");
+            let f = tb.load(rules, w, b).unwrap();
+            let n = t.entries().len() as u32;
+            for _ in 0..20_000 {
+                let slot = rng.gen_range(0..n);
+                let v = Value::from_u16(t.entries()[slot as usize]).unwrap();
+                assert_eq!(f.value_at(slot).unwrap(), v);
+                let (us, them, _) = t.index().unrank(slot);
+                let c = rng.gen_range(0..=100);
+                let pos = position(rules, us, them, c);
+                assert_eq!(tb.probe(&pos).unwrap().value, v);
+                assert_eq!(tb.probe_wdl(&pos), Some(Probe::from_value(v, c).wdl.real()));
+            }
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+#[test]
+fn probe_misses_outside_the_tables() {
+    let rules = Rules::new(Variant::Nine, true);
+    let dir = temp_dir("miss");
+    solve_3v3(rules)
+        .write(&dir.join(file_name(rules, 3, 3)))
+        .unwrap();
+    // Junk with a table's name is counted as present but refused on first probe.
+    std::fs::write(dir.join(file_name(rules, 3, 4)), b"junk").unwrap();
+    let tb = Tablebase::open(&dir).unwrap();
+    let snap = tb.snapshot(rules);
+    assert_eq!(snap.len(), 2);
+    assert!(tb.snapshot(Rules::new(Variant::Nine, false)).is_empty());
+    // Placing phase, another rule set, a sub-space without a file, a damaged file.
+    let placing = Position::from_fen("W../.B./.../....../.../.../... w 8 8 0 2", rules).unwrap();
+    assert!(snap.probe_wdl(&placing).is_none() && snap.probe(&placing).is_none());
+    let pos = position(Rules::new(Variant::Nine, false), 0b111, 0b111 << 9, 0);
+    assert!(snap.probe_wdl(&pos).is_none());
+    let pos = position(rules, 0b1111, 0b111 << 9, 0);
+    assert!(snap.probe_wdl(&pos).is_none(), "4v3 has no file");
+    let pos = position(rules, 0b111, 0b1111 << 9, 0);
+    assert!(snap.probe_wdl(&pos).is_none(), "3v4 is junk");
+    let pos = position(rules, 0b111, 0b111 << 9, 0);
+    assert!(snap.probe_wdl(&pos).is_some());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Compares the files of the old format (version 1: 2 bytes a slot and an FNV-1a of them) in
+/// `$MILLSTONE_OLD_TABLES` with the new ones in `$MILLSTONE_NEW_TABLES`, decoded; run by hand:
+/// `MILLSTONE_OLD_TABLES=old MILLSTONE_NEW_TABLES=new cargo test --release --test tablebase
+/// -- --ignored old_format`.
+#[test]
+#[ignore]
+fn old_format_files_decode_identically() {
+    let (Ok(old), Ok(new)) = (
+        std::env::var("MILLSTONE_OLD_TABLES"),
+        std::env::var("MILLSTONE_NEW_TABLES"),
+    ) else {
+        panic!("set MILLSTONE_OLD_TABLES and MILLSTONE_NEW_TABLES");
+    };
+    let mut compared = 0;
+    for e in std::fs::read_dir(&old).unwrap() {
+        let e = e.unwrap();
+        let name = e.file_name().to_string_lossy().to_string();
+        let Some((rules, w, b)) = millstone::tablebase::parse_file_name(&name) else {
+            continue;
+        };
+        let bytes = std::fs::read(e.path()).unwrap();
+        assert_eq!(
+            u16::from_le_bytes([bytes[8], bytes[9]]),
+            1,
+            "{name}: not version 1"
+        );
+        let t = Table::read(&PathBuf::from(&new).join(&name), rules, w, b).unwrap();
+        let mut payload = Vec::with_capacity(2 * t.entries().len());
+        for &x in t.entries() {
+            payload.extend_from_slice(&x.to_le_bytes());
+        }
+        assert_eq!(&bytes[32..], &payload[..], "{name}");
+        compared += 1;
+        eprintln!("{name}: {} slots identical", t.entries().len());
+    }
+    assert!(compared > 0);
 }

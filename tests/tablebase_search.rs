@@ -3,7 +3,7 @@
 
 use millstone::engine::Engine;
 use millstone::search::{Limits, Score, TB_BOUND};
-use millstone::tablebase::{file_name, solve_pair, Table, Tablebase, Wdl};
+use millstone::tablebase::{file_name, solve_pair, Table, Tablebase, Wdl, HEADER_LEN};
 use millstone::{Game, Position, Rules, Variant};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -146,4 +146,74 @@ fn wins_a_won_table_position_through_the_protocol() {
         "{start}: {o} after {:?}",
         game.moves()
     );
+}
+
+#[test]
+fn keeps_playing_with_damaged_files() {
+    let dir = tables("damaged");
+    // 4v3: a flipped bit in the W/D/L part (refused when first probed); 3v4: one in its last
+    // distance block (refused when that block is decoded); 3v3 intact.
+    let flip = |w: u8, b: u8, at: &dyn Fn(usize) -> usize| {
+        let path = dir.join(file_name(NINE, w, b));
+        let mut bytes = std::fs::read(&path).unwrap();
+        let i = at(bytes.len());
+        bytes[i] ^= 0x20;
+        std::fs::write(&path, bytes).unwrap();
+    };
+    flip(4, 3, &|_| HEADER_LEN + 100);
+    flip(3, 4, &|n| n - 5);
+    let tb = Tablebase::open(&dir).unwrap();
+    assert!(tb.load(NINE, 4, 3).is_err());
+    let mut engine = Engine::with_hash_mb(8);
+    assert_eq!(engine.set_table_path(dir.to_str(), NINE), Ok(3));
+    let mut rng = StdRng::seed_from_u64(9);
+    for i in 0..45 {
+        let (w, b) = [(3, 3), (3, 4), (4, 3)][i % 3];
+        let pos = random_position(&mut rng, w, b);
+        let limits = Limits {
+            depth: Some(3),
+            multipv: 1,
+            ..Limits::default()
+        };
+        let r = engine.search(&Game::new(pos), &limits, Box::new(|_| {}));
+        let best = r.best.expect("a move");
+        assert!(
+            pos.legal_moves().iter().any(|&m| m == best),
+            "{pos}: {best}"
+        );
+    }
+    // Through the protocol: a game from 4v3 goes on, each answer a legal move.
+    let start = random_position(&mut rng, 4, 3);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_millstone"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    writeln!(stdin, "setoption name TablePath value {}", dir.display()).unwrap();
+    let mut game = Game::new(start);
+    let mut line = String::new();
+    while game.outcome().is_none() && game.moves().len() < 12 {
+        let moves: Vec<String> = game.moves().iter().map(|m| m.to_string()).collect();
+        writeln!(
+            stdin,
+            "position fen {} moves {}\ngo depth 3",
+            start,
+            moves.join(" ")
+        )
+        .unwrap();
+        let best = loop {
+            line.clear();
+            assert!(out.read_line(&mut line).unwrap() > 0, "engine ended");
+            if let Some(m) = line.trim().strip_prefix("bestmove ") {
+                break m.split(' ').next().unwrap().to_string();
+            }
+        };
+        game.play(best.parse().unwrap())
+            .unwrap_or_else(|e| panic!("{best}: {e}"));
+    }
+    writeln!(stdin, "quit").unwrap();
+    assert!(child.wait().unwrap().success());
 }

@@ -253,12 +253,13 @@ impl Session {
                 self.refuse_while_searching("bench")?;
                 let depth = depth.unwrap_or(bench::DEFAULT_DEPTH);
                 self.start_job(move |stop, out| {
-                    let r = bench::run_until(depth, 16, stop, |l| {
+                    let r = bench::run_until(depth, 16, None, stop, |l| {
                         out.line(&format::bench_line(l));
                     });
                     match r {
-                        Some(r) => format::bench_total(&r),
-                        None => format::info_string("bench stopped"),
+                        Ok(Some(r)) => format::bench_total(&r),
+                        Ok(None) => format::info_string("bench stopped"),
+                        Err(e) => format::error(&e),
                     }
                 });
             }

@@ -26,11 +26,12 @@ pub const MATE: i32 = 32000;
 pub const MATE_BOUND: i32 = MATE - 1000;
 /// Above every score.
 pub const INFINITE: i32 = MATE + 1;
-/// A won endgame-table position scores `TB_WIN - plies from the root to the next mill`. The
-/// tables know that the win is certain under the rules but not how many moves it takes (only
-/// where the next mill comes), so these scores stay below the mate range: the protocol shows
-/// them as `cp` values of [`TB_BOUND`] and more, which no GUI can take for a mate distance, and
-/// which are above every evaluation.
+/// A won endgame-table position scores `TB_WIN - P`: at a covered root P is the tables' exact
+/// distance to the next mill, inside the tree the ply at which the search reached the table
+/// (the tree reads only the W/D/L part). The tables know that the win is certain under the
+/// rules but not how many moves it takes, so these scores stay below the mate range: the
+/// protocol shows them as `cp` values of [`TB_BOUND`] and more, which no GUI can take for a
+/// mate distance, and which are above every evaluation.
 pub const TB_WIN: i32 = 20000;
 /// Scores beyond this (in absolute value) and below [`MATE_BOUND`] are endgame-table wins or
 /// losses: the next mill is at most 100 plies away and the search at most `MAX_PLY` deep.
@@ -524,10 +525,12 @@ impl<'a> Searcher<'a> {
         if ply >= MAX_PLY {
             return evaluate(&self.pos);
         }
-        if let Some(p) = self.sh.tb.and_then(|tb| tb.probe(&self.pos)) {
+        // The tree reads the W/D/L part only (one byte); the distance to the next mill is the
+        // root's business (probe_root), so table wins here score TB_WIN - ply.
+        if let Some(wdl) = self.sh.tb.and_then(|tb| tb.probe_wdl(&self.pos)) {
             self.tbhits += 1;
-            let win = TB_WIN - ply as i32 - p.plies_to_mill as i32;
-            return match p.wdl {
+            let win = TB_WIN - ply as i32;
+            return match wdl {
                 Wdl::Win => win,
                 Wdl::Loss => -win,
                 _ => 0,

@@ -22,8 +22,9 @@
 //! The levels run in parallel over the slots with atomic updates: a slot is solved by a
 //! compare-exchange from "unknown", so a race can only pick between equal values.
 
-use super::format::Table;
+use super::format::{Table, TbError};
 use super::index::SubIndex;
+use super::mapped::TableFile;
 use super::value::{Value, LIMIT, UNKNOWN};
 use crate::bitboard::Bitboard;
 use crate::topology::Topology;
@@ -405,6 +406,27 @@ pub fn solve_pair(
     ))
 }
 
+/// Where a check one ply deep reads the values of children: a table in memory or a mapped
+/// file.
+pub trait Values {
+    /// The stored value of the position with piece sets `us` (to move) and `them`.
+    fn value_of(&self, us: u32, them: u32) -> Result<Value, TbError>;
+}
+
+impl Values for Table {
+    #[inline]
+    fn value_of(&self, us: u32, them: u32) -> Result<Value, TbError> {
+        Ok(self.get(us, them))
+    }
+}
+
+impl Values for TableFile {
+    #[inline]
+    fn value_of(&self, us: u32, them: u32) -> Result<Value, TbError> {
+        self.get(us, them)
+    }
+}
+
 /// The value of position (us to move, them) computed from its children one ply deep: `same`
 /// is the table (b, w), `conv` the table (b - 1, w) (`None` when b == 3).
 pub fn value_from_children(
@@ -414,18 +436,51 @@ pub fn value_from_children(
     same: &Table,
     conv: Option<&Table>,
 ) -> Value {
+    value_from_children_with(rules, us, them, same, conv).expect("tables in memory")
+}
+
+/// [`value_from_children`] over any source of values, such as mapped files.
+pub fn value_from_children_with<S: Values + ?Sized, C: Values + ?Sized>(
+    rules: Rules,
+    us: u32,
+    them: u32,
+    same: &S,
+    conv: Option<&C>,
+) -> Result<Value, TbError> {
     let topo = Topology::of(rules.variant);
     let fly = rules.flying && us.count_ones() == 3;
     let mut best: Option<Value> = None;
+    let mut err = None;
     for_each_move(topo, fly, us, them, |after, _to, mill| {
+        if err.is_some() {
+            return;
+        }
         let v = if mill {
-            mill_value(topo, conv, after, them)
+            match conv {
+                None => Ok(Value::Win(1)),
+                Some(t) => {
+                    let mut best = Ok(Value::Loss(0));
+                    for r in topo.removable(Bitboard(them)) {
+                        best = best.and_then(|b: Value| {
+                            t.value_of(them & !(1 << r.index()), after)
+                                .map(|v| b.max(Value::after_mill(v)))
+                        });
+                    }
+                    best
+                }
+            }
         } else {
-            same.get(them, after).parent()
+            same.value_of(them, after).map(Value::parent)
         };
-        best = Some(best.map_or(v, |b| b.max(v)));
+        match v {
+            Ok(v) => best = Some(best.map_or(v, |b| b.max(v))),
+            Err(e) => err = Some(e),
+        }
     });
-    best.unwrap_or(Value::Loss(0))
+    match err {
+        Some(e) => Err(e),
+        None => Ok(best.unwrap_or(Value::Loss(0))),
+    }
 }
 
 /// Checks every slot of `table` (w, b) against its children: `same` is (b, w), `conv` is

@@ -173,6 +173,13 @@ impl SubIndex {
         ci as u32 * self.slots + rank_in_free(t, !u & 0xff_ffff)
     }
 
+    /// Whether a slot is the canonical form of its position: [`SubIndex::unrank`]'s flag,
+    /// without unranking when the slot's `us` set has no symmetry but the identity (most do).
+    #[inline]
+    pub fn is_canonical(&self, idx: u32) -> bool {
+        self.us.stab[(idx / self.slots) as usize] == 1 || self.unrank(idx).2
+    }
+
     /// The position stored in a slot, and whether the slot is the canonical form of it.
     pub fn unrank(&self, idx: u32) -> (u32, u32, bool) {
         let ci = (idx / self.slots) as usize;
@@ -251,6 +258,7 @@ mod tests {
                 assert_eq!(u.count_ones(), 3);
                 assert_eq!(t.count_ones(), 3);
                 assert_eq!(u & t, 0);
+                assert_eq!(sub.is_canonical(idx), canonical);
                 if canonical {
                     assert_eq!(sub.index(u, t), idx);
                     canon_slots += 1;

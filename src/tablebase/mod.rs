@@ -52,8 +52,13 @@
 //! let tb = Tablebase::open("tables").expect("a directory");
 //! let pos = Position::from_fen("W.W/.../.../B....B/.../.../W.B b 0 0 10 30", Rules::default())
 //!     .unwrap();
+//! // In the tree: the result under the rules, from one byte of the W/D/L part.
+//! let snapshot = tb.snapshot(pos.rules());
+//! if let Some(wdl) = snapshot.probe_wdl(&pos) {
+//!     println!("{wdl:?}");
+//! }
+//! // Exact, with the distance (decodes a block: for the root and tools).
 //! if let Some(p) = tb.probe(&pos) {
-//!     // Score Win and Loss as decisive, everything else as a draw.
 //!     let decisive = matches!(p.wdl, Wdl::Win | Wdl::Loss);
 //!     println!("{:?} in {} plies (decisive: {decisive})", p.wdl, p.plies_to_mill);
 //! }
@@ -62,44 +67,65 @@
 //! }
 //! ```
 //!
-//! - [`Tablebase::probe`] returns `None` outside the tables (placing phase, sub-space not
-//!   generated, or a damaged file, which is logged once). It is cheap: one index computation
-//!   and one load, after the sub-space's file has been read once.
+//! - [`Snapshot::probe_wdl`] (and [`Tablebase::probe_wdl`]) is the tree's probe: `Win`,
+//!   `Draw` or `Loss` under the rules with the position's counter (cursed wins and blessed
+//!   losses are `Draw`), always equal to `probe(pos).wdl.real()`. One index computation and
+//!   two byte loads from the mapped file; the distance is read only when the counter is so far
+//!   on that a win or loss of that group of 64 slots could come too late (see the docs of
+//!   [`format`](mod@format)). About 0.4 us a probe on random positions of the 10-piece set.
+//! - [`Tablebase::probe`] and [`Snapshot::probe`] return the exact [`Probe`] with the stored
+//!   distance: they decode one 8192-slot distance block (tens of microseconds; the last block
+//!   is kept per thread). `None` outside the tables (placing phase, sub-space not generated,
+//!   or a damaged file or block, which is logged once).
 //! - [`Tablebase::probe_root`] values every legal move and picks the fastest win, else the
 //!   draw, else the slowest loss, with the counter taken into account.
-//! - [`Tablebase`] is `Sync`: share one behind an `Arc` between search threads. Files are read
-//!   whole into memory on first use of their sub-space.
+//! - [`Tablebase`] is `Sync` and [`Snapshot`] a cheap handle on it: share them between search
+//!   threads. [`Tablebase::open`] lists the directory and opens nothing; each sub-space's file
+//!   is mapped (`memmap2`, never read whole) and checked on its first probe, through a
+//!   `OnceLock` per sub-space, so later probes take no lock, and a sub-space without a file
+//!   costs an array look-up.
 //!
-//! Files are produced by `mill-tb generate` (the `millstone-tools` crate), see [`Table`] for
-//! the format and [`solve_pair`] for the algorithm. `mill-tb verify` re-derives every stored
-//! value from its children one ply deep; since wins and losses are checked with exact
-//! distances that fall towards a conversion, a table that passes is the true solution.
+//! Files are produced by `mill-tb generate` (the `millstone-tools` crate); the layout is in
+//! the docs of [`format`](mod@format) (and [`Header`]), the algorithm in [`solve_pair`], the
+//! jobs of a run and their dependencies in [`plan`]. `mill-tb verify` re-derives every stored value from its
+//! children one ply deep; since wins and losses are checked with exact distances that fall
+//! towards a conversion, a table that passes is the true solution. `verify --sample N` does so
+//! for N random slots per sub-space through the mapped files.
 //!
 //! # Sizes and speed (measured on 2 shared cores)
 //!
-//! Two bytes per slot; a slot per symmetry class plus a few percent of unused twins. For
-//! `nine` with flying, all sub-spaces up to 10 pieces (3 v 3 ... 5 v 5, 3 v 7, 7 v 3) are
-//! 146 million positions, 330 MB of files, about 3 minutes to generate with 600 MB peak memory;
-//! up to 8 pieces (3 v 3 ... 4 v 4, 3 v 5, 5 v 3) take 7 to 12 seconds for any rule set.
+//! A slot per symmetry class plus a few percent of unused twins; 1.73 bits a slot for the W/D/L
+//! part and typically 0.5 to 3 for the compressed distances. For `nine` with flying, all
+//! sub-spaces up to 10 pieces (3 v 3 ... 5 v 5, 3 v 7, 7 v 3) are 156 million positions in 173
+//! million slots, 63 MB of files (345 MB in the old 2-byte format), about 150 s of CPU to
+//! generate with 420 MB peak memory (one job at a time); up to 8 pieces take 8 to 13 seconds.
 
-mod format;
+pub mod format;
 mod generate;
 mod index;
+mod mapped;
+mod plan;
 mod symmetry;
 mod value;
 
-pub use format::{file_name, fnv1a64, Table, TbError, HEADER_LEN, MAGIC, VERSION};
-pub use generate::{solve_pair, value_from_children, verify_table, SolveStats};
+pub use format::{
+    digit_of, file_name, fnv1a64, Header, Table, TableStats, TbError, BLOCK_SLOTS, DIGIT_LOSS,
+    DIGIT_OTHER, DIGIT_WIN, GROUP_SLOTS, HEADER_LEN, MAGIC, VERSION, ZSTD_LEVEL,
+};
+pub use generate::{
+    solve_pair, value_from_children, value_from_children_with, verify_table, SolveStats, Values,
+};
 pub use index::{colex_rank, SubIndex, BINOM};
+pub use mapped::TableFile;
+pub use plan::{job_of, plan, Job};
 pub use symmetry::Symmetries;
 pub use value::{Value, MAX_DISTANCE};
 
 use crate::moves::Move;
 use crate::position::{Position, HUNDRED_PLIES};
 use crate::types::{Rules, Variant};
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, OnceLock};
 
 /// The result of a position under our rules, given the 100-ply counter.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
@@ -180,19 +206,90 @@ pub struct RootProbe {
     pub moves: Vec<(Move, Probe)>,
 }
 
-type Key = (Rules, u8, u8);
+/// Sub-spaces per rule set in the lookup arrays: by `own * 13 + opp` piece counts.
+const PER_RULES: usize = 13 * 13;
 
-/// The tables of one rule set, held for probing without locks from every search thread.
-#[derive(Clone, Debug)]
+/// The slot of a rule set's sub-space (w, b) in the lookup arrays.
+#[inline(always)]
+fn key(rules: Rules, w: usize, b: usize) -> usize {
+    let r = (rules.variant == Variant::Twelve) as usize * 2 + rules.flying as usize;
+    r * PER_RULES + w * 13 + b
+}
+
+/// Parses `nine-fly-3v4.mtb` into its rule set and sub-space.
+pub fn parse_file_name(name: &str) -> Option<(Rules, u8, u8)> {
+    let stem = name.strip_suffix(".mtb")?;
+    let mut parts = stem.split('-');
+    let variant: Variant = parts.next()?.parse().ok()?;
+    let flying = match parts.next()? {
+        "fly" => true,
+        "nofly" => false,
+        _ => return None,
+    };
+    let (w, b) = parts.next()?.split_once('v')?;
+    if parts.next().is_some() {
+        return None;
+    }
+    let (w, b): (u8, u8) = (w.parse().ok()?, b.parse().ok()?);
+    let n = variant.pieces();
+    (3..=n).contains(&w).then_some(())?;
+    (3..=n).contains(&b).then_some(())?;
+    Some((Rules::new(variant, flying), w, b))
+}
+
+struct Inner {
+    dir: PathBuf,
+    /// Which sub-spaces have a file (listed once at open): a sub-space without one is a miss
+    /// that never touches the file system.
+    present: Vec<bool>,
+    /// Each sub-space's file, opened and checked on its first probe; `None` when missing or
+    /// damaged. After the first probe a `OnceLock` read is one atomic load: no lock.
+    files: Vec<OnceLock<Option<Arc<TableFile>>>>,
+}
+
+impl Inner {
+    #[inline]
+    fn file(&self, rules: Rules, w: usize, b: usize) -> Option<&TableFile> {
+        if w > 12 || b > 12 {
+            return None;
+        }
+        let k = key(rules, w, b);
+        if !self.present[k] {
+            return None;
+        }
+        self.files[k]
+            .get_or_init(|| {
+                let path = self.dir.join(file_name(rules, w as u8, b as u8));
+                match TableFile::open(&path, rules, w as u8, b as u8) {
+                    Ok(t) => Some(Arc::new(t)),
+                    Err(e) => {
+                        log::warn!("endgame table ignored: {e}");
+                        None
+                    }
+                }
+            })
+            .as_deref()
+    }
+}
+
+/// The tables of one rule set, for probing without locks from every search thread. Cheap to
+/// take and to clone: files are opened on the first probe of their sub-space.
+#[derive(Clone)]
 pub struct Snapshot {
     rules: Rules,
-    /// By `own * 13 + opp` piece counts.
-    tables: Vec<Option<Arc<Table>>>,
+    inner: Arc<Inner>,
     count: usize,
 }
 
+impl std::fmt::Debug for Snapshot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Snapshot({}, {} files)", self.rules, self.count)
+    }
+}
+
 impl Snapshot {
-    /// How many sub-spaces the snapshot holds.
+    /// How many sub-spaces of the rule set have a file (not yet checked: a damaged file is
+    /// counted, and found out on its first probe).
     pub fn len(&self) -> usize {
         self.count
     }
@@ -202,96 +299,96 @@ impl Snapshot {
         self.count == 0
     }
 
-    /// The result of a position for the side to move, with its 100-ply counter; `None` when no
-    /// table covers it. Positions already decided by the rules are the search's business.
-    #[inline]
-    pub fn probe(&self, pos: &Position) -> Option<Probe> {
+    /// The sub-space file of a position, `None` outside the tables.
+    #[inline(always)]
+    fn file_of(&self, pos: &Position) -> Option<(&TableFile, u32, u32)> {
         if !pos.is_moving_phase() || pos.rules() != self.rules {
             return None;
         }
         let us = pos.side_to_move();
         let (own, opp) = (pos.pieces(us), pos.pieces(us.other()));
         let t = self
-            .tables
-            .get(own.count() as usize * 13 + opp.count() as usize)?
-            .as_ref()?;
-        Some(Probe::from_value(t.get(own.0, opp.0), pos.rule50()))
+            .inner
+            .file(self.rules, own.count() as usize, opp.count() as usize)?;
+        Some((t, own.0, opp.0))
+    }
+
+    /// The result of a position for the side to move, with its 100-ply counter, and the
+    /// stored distance; `None` when no table covers it. Exact, but it decodes a distance block
+    /// (microseconds): the tree should use [`Snapshot::probe_wdl`]. Positions already decided
+    /// by the rules are the search's business.
+    #[inline]
+    pub fn probe(&self, pos: &Position) -> Option<Probe> {
+        let (t, us, them) = self.file_of(pos)?;
+        let v = t.get(us, them).ok()?;
+        Some(Probe::from_value(v, pos.rule50()))
+    }
+
+    /// The result under the rules for the side to move, with its 100-ply counter: `Win`,
+    /// `Draw` or `Loss` only (a cursed win or blessed loss is a `Draw`), always equal to
+    /// `probe(pos).wdl.real()`. Reads one byte of the W/D/L part, unless the counter is close
+    /// enough to 100 that the distance matters. `None` outside the tables.
+    #[inline]
+    pub fn probe_wdl(&self, pos: &Position) -> Option<Wdl> {
+        let (t, us, them) = self.file_of(pos)?;
+        t.wdl(us, them, pos.rule50())
     }
 }
 
-/// A directory of table files, loaded per sub-space on first use.
+/// A directory of table files, each mapped and checked on the first probe of its sub-space.
 pub struct Tablebase {
-    dir: PathBuf,
-    cache: RwLock<HashMap<Key, Option<Arc<Table>>>>,
+    inner: Arc<Inner>,
 }
 
 impl std::fmt::Debug for Tablebase {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Tablebase({})", self.dir.display())
+        write!(f, "Tablebase({})", self.inner.dir.display())
     }
 }
 
 impl Tablebase {
-    /// Tables in `dir`; fails only if `dir` is not a readable directory (files are read later).
+    /// Tables in `dir`; fails only if `dir` is not a readable directory. Lists the directory
+    /// once; files are opened on first use (a file added later needs a new `open`).
     pub fn open(dir: impl AsRef<Path>) -> Result<Tablebase, TbError> {
         let dir = dir.as_ref().to_path_buf();
-        std::fs::read_dir(&dir).map_err(|e| TbError::Io {
+        let entries = std::fs::read_dir(&dir).map_err(|e| TbError::Io {
             path: dir.clone(),
             source: e,
         })?;
+        let mut present = vec![false; 4 * PER_RULES];
+        for e in entries.filter_map(|e| e.ok()) {
+            if let Some((rules, w, b)) = parse_file_name(&e.file_name().to_string_lossy()) {
+                present[key(rules, w as usize, b as usize)] = true;
+            }
+        }
         Ok(Tablebase {
-            dir,
-            cache: RwLock::new(HashMap::new()),
+            inner: Arc::new(Inner {
+                dir,
+                present,
+                files: (0..4 * PER_RULES).map(|_| OnceLock::new()).collect(),
+            }),
         })
     }
 
     /// The directory.
     pub fn dir(&self) -> &Path {
-        &self.dir
+        &self.inner.dir
     }
 
     /// The path of a sub-space's file.
     pub fn path(&self, rules: Rules, w: u8, b: u8) -> PathBuf {
-        self.dir.join(file_name(rules, w, b))
+        self.inner.dir.join(file_name(rules, w, b))
     }
 
-    /// Reads and checks a sub-space's file now, reporting why it cannot be used. The result is
-    /// cached for [`Tablebase::probe`].
-    pub fn load(&self, rules: Rules, w: u8, b: u8) -> Result<Arc<Table>, TbError> {
-        let result = Table::read(&self.path(rules, w, b), rules, w, b).map(Arc::new);
-        let mut cache = self.cache.write().unwrap_or_else(|e| e.into_inner());
-        cache.insert((rules, w, b), result.as_ref().ok().cloned());
-        result
+    /// Maps and checks a sub-space's file now, reporting why it cannot be used (this does not
+    /// go through the cache, so it also sees files added after [`Tablebase::open`]).
+    pub fn load(&self, rules: Rules, w: u8, b: u8) -> Result<Arc<TableFile>, TbError> {
+        TableFile::open(&self.path(rules, w, b), rules, w, b).map(Arc::new)
     }
 
-    /// The table of a sub-space, read on first use; `None` if it is missing or damaged.
-    pub fn table(&self, rules: Rules, w: u8, b: u8) -> Option<Arc<Table>> {
-        let key = (rules, w, b);
-        if let Some(t) = self
-            .cache
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(&key)
-        {
-            return t.clone();
-        }
-        let mut cache = self.cache.write().unwrap_or_else(|e| e.into_inner());
-        if let Some(t) = cache.get(&key) {
-            return t.clone();
-        }
-        let path = self.path(rules, w, b);
-        let t = match Table::read(&path, rules, w, b) {
-            Ok(t) => Some(Arc::new(t)),
-            Err(TbError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
-                None
-            }
-            Err(e) => {
-                log::warn!("endgame table ignored: {e}");
-                None
-            }
-        };
-        cache.insert(key, t.clone());
-        t
+    /// The file of a sub-space, opened on first use; `None` if it is missing or damaged.
+    pub fn table(&self, rules: Rules, w: u8, b: u8) -> Option<&TableFile> {
+        self.inner.file(rules, w as usize, b as usize)
     }
 
     /// The stored value of a position, independent of the 100-ply counter; `None` outside the
@@ -313,23 +410,19 @@ impl Tablebase {
             return Some(Value::Draw);
         }
         let t = self.table(pos.rules(), own.count() as u8, opp.count() as u8)?;
-        Some(t.get(own.0, opp.0))
+        t.get(own.0, opp.0).ok()
     }
 
-    /// Every table of a rule set that is present, read now (on first use), gathered for
-    /// lock-free probing by the search.
+    /// The tables of a rule set for the search: no file is opened here.
     pub fn snapshot(&self, rules: Rules) -> Snapshot {
-        let n = rules.variant.pieces() as usize;
-        let mut tables = vec![None; 13 * 13];
-        for w in 3..=n {
-            for b in 3..=n {
-                tables[w * 13 + b] = self.table(rules, w as u8, b as u8);
-            }
-        }
-        let count = tables.iter().filter(|t| t.is_some()).count();
+        let base = key(rules, 0, 0);
+        let count = self.inner.present[base..base + PER_RULES]
+            .iter()
+            .filter(|&&p| p)
+            .count();
         Snapshot {
             rules,
-            tables,
+            inner: self.inner.clone(),
             count,
         }
     }
@@ -337,6 +430,11 @@ impl Tablebase {
     /// The result of a position for the side to move, with its 100-ply counter.
     pub fn probe(&self, pos: &Position) -> Option<Probe> {
         self.value(pos).map(|v| Probe::from_value(v, pos.rule50()))
+    }
+
+    /// The result under the rules only (see [`Snapshot::probe_wdl`]): the fast probe.
+    pub fn probe_wdl(&self, pos: &Position) -> Option<Wdl> {
+        self.snapshot(pos.rules()).probe_wdl(pos)
     }
 
     /// Every legal move's value and the best move; `None` if the game is over here or some

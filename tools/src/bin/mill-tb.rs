@@ -1,10 +1,13 @@
-//! `mill-tb`: generate, verify and probe the moving-phase endgame tables.
+//! `mill-tb`: generate, plan, verify, describe and probe the moving-phase endgame tables.
 
-use clap::{Parser, Subcommand};
+use clap::{Parser, Subcommand, ValueEnum};
 use millstone::tablebase::{
-    file_name, solve_pair, verify_table, Table, Tablebase, TbError, Value, Wdl,
+    file_name, job_of, parse_file_name, plan, solve_pair, value_from_children_with, verify_table,
+    Job, Table, TableFile, Tablebase, TbError, Value, Wdl,
 };
 use millstone::{Position, Rules, Variant};
+use rand::{Rng, SeedableRng};
+use rayon::prelude::*;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -21,10 +24,18 @@ struct Cli {
     command: Command,
 }
 
+#[derive(Copy, Clone, PartialEq, Eq, ValueEnum)]
+enum PlanFormat {
+    /// A Makefile: one target per job (`make -j N`).
+    Make,
+    /// The jobs and their inputs as JSON.
+    Json,
+}
+
 #[derive(Subcommand)]
 enum Command {
-    /// Solve every sub-space up to a number of pieces, smallest first; existing valid files are
-    /// kept (the run resumes where it stopped).
+    /// Solve every sub-space up to a number of pieces, smallest first, or one job (`--only`);
+    /// existing valid files are kept (the run resumes where it stopped).
     Generate {
         /// nine or twelve.
         #[arg(long, default_value = "nine")]
@@ -33,23 +44,58 @@ enum Command {
         #[arg(long)]
         no_flying: bool,
         /// Largest number of pieces on the board, both sides together (at least 6).
+        #[arg(long, required_unless_present = "only")]
+        max_pieces: Option<u8>,
+        /// Largest number of pieces of one side (default: the variant's).
+        #[arg(long)]
+        max_side: Option<u8>,
+        /// Solve one job only: sub-space WvB and its partner BvW, such as `3v4`. The files of
+        /// its inputs (see `mill-tb plan`) must be in `--dir`.
+        #[arg(long)]
+        only: Option<String>,
+        /// Where the files go.
+        #[arg(long)]
+        dir: PathBuf,
+    },
+    /// Print the jobs of a generation run and their dependencies, as a Makefile or as JSON.
+    Plan {
+        /// nine or twelve.
+        #[arg(long, default_value = "nine")]
+        variant: Variant,
+        /// The rule set without flying.
+        #[arg(long)]
+        no_flying: bool,
+        /// Largest number of pieces on the board.
         #[arg(long)]
         max_pieces: u8,
         /// Largest number of pieces of one side (default: the variant's).
         #[arg(long)]
         max_side: Option<u8>,
-        /// Where the files go.
-        #[arg(long)]
+        /// Output format.
+        #[arg(long, value_enum, default_value = "make")]
+        format: PlanFormat,
+        /// The table directory the Makefile uses by default (`make DIR=...` overrides it).
+        #[arg(long, default_value = "tables")]
         dir: PathBuf,
+        /// The mill-tb the Makefile runs by default (`make MILL_TB=...` overrides it).
+        #[arg(long, default_value = "mill-tb")]
+        mill_tb: String,
     },
-    /// Check every value of every table in a directory against its children, one ply deep.
+    /// Check the tables of a directory against their children, one ply deep: every slot, or
+    /// `--sample N` random slots per sub-space through the mapped files.
     Verify {
         /// The directory.
         #[arg(long)]
         dir: PathBuf,
+        /// Check this many random slots per sub-space instead of all.
+        #[arg(long)]
+        sample: Option<u64>,
+        /// Seed of the sample.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
     },
-    /// Print each table's counts of wins, draws and losses (per slot), longest distances and
-    /// results spoilt by the 100-ply rule.
+    /// Print each table's positions, wins, draws and losses (per position), longest distances,
+    /// results spoilt by the 100-ply rule and file size (from the headers: instant).
     Info {
         /// The directory.
         #[arg(long)]
@@ -81,14 +127,37 @@ fn main() -> ExitCode {
             no_flying,
             max_pieces,
             max_side,
+            only,
             dir,
-        } => generate(
+        } => {
+            let rules = Rules::new(variant, !no_flying);
+            match only {
+                Some(job) => generate_only(rules, &job, &dir),
+                None => generate(
+                    rules,
+                    max_pieces.expect("clap requires it"),
+                    max_side.unwrap_or(variant.pieces()),
+                    &dir,
+                ),
+            }
+        }
+        Command::Plan {
+            variant,
+            no_flying,
+            max_pieces,
+            max_side,
+            format,
+            dir,
+            mill_tb,
+        } => print_plan(
             Rules::new(variant, !no_flying),
             max_pieces,
             max_side.unwrap_or(variant.pieces()),
+            format,
             &dir,
+            &mill_tb,
         ),
-        Command::Verify { dir } => verify(&dir),
+        Command::Verify { dir, sample, seed } => verify(&dir, sample, seed),
         Command::Info { dir } => info(&dir),
         Command::Probe {
             dir,
@@ -106,68 +175,110 @@ fn main() -> ExitCode {
     }
 }
 
+fn is_not_found(e: &TbError) -> bool {
+    matches!(e, TbError::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound)
+}
+
+/// Whether a job's files are all present and sound: header, W/D/L part, index and every
+/// block's checksum (without decoding the blocks).
+fn job_done(job: &Job, dir: &Path) -> Result<(), TbError> {
+    for &(x, y) in &job.tables {
+        let f = TableFile::open(&dir.join(file_name(job.rules, x, y)), job.rules, x, y)?;
+        f.check_blocks()?;
+    }
+    Ok(())
+}
+
+/// Runs one job unless its files are done; `cache` holds decoded tables (inputs read from
+/// files when missing) and receives the job's own tables when `keep` is set.
+fn run_job(
+    job: &Job,
+    dir: &Path,
+    cache: &mut HashMap<(u8, u8), Table>,
+    keep: bool,
+    totals: &mut (u64, f64),
+) -> Result<(), String> {
+    let rules = job.rules;
+    let name = job.name();
+    match job_done(job, dir) {
+        Ok(()) => {
+            eprintln!("{rules} {name}: valid files exist, skipped");
+            return Ok(());
+        }
+        Err(e) if !is_not_found(&e) => eprintln!("{e}; solving again"),
+        Err(_) => {}
+    }
+    for &(x, y) in &job.reads {
+        if let std::collections::hash_map::Entry::Vacant(slot) = cache.entry((x, y)) {
+            let path = dir.join(file_name(rules, x, y));
+            let t = Table::read(&path, rules, x, y).map_err(|e| {
+                let (a, b) = job_of(x, y);
+                format!("{name} needs {x}v{y} (job {a}v{b}): {e}")
+            })?;
+            slot.insert(t);
+        }
+    }
+    let (tables, stats) = solve_pair(rules, job.w, job.b, cache, &mut |line| eprintln!("{line}"))?;
+    let t0 = Instant::now();
+    // The (w, b) file last: its presence means the job is done.
+    for t in tables.iter().rev() {
+        let path = dir.join(file_name(rules, t.w, t.b));
+        t.write(&path).map_err(|e| e.to_string())?;
+    }
+    let write_secs = t0.elapsed().as_secs_f64();
+    let rate = stats.positions as f64 / stats.secs.max(1e-9);
+    eprintln!(
+        "{rules} {name}: solved {} positions ({} slots), {} levels, setup {:.1}s, total {:.1}s, {:.2} M positions/s, written in {write_secs:.1}s",
+        stats.positions,
+        stats.slots,
+        stats.levels,
+        stats.setup_secs,
+        stats.secs,
+        rate / 1e6
+    );
+    totals.0 += stats.positions;
+    totals.1 += stats.secs;
+    if keep {
+        for t in tables {
+            cache.insert((t.w, t.b), t);
+        }
+    }
+    Ok(())
+}
+
+fn parse_job(s: &str) -> Option<(u8, u8)> {
+    let (w, b) = s.split_once('v')?;
+    Some((w.parse().ok()?, b.parse().ok()?))
+}
+
+fn generate_only(rules: Rules, job: &str, dir: &Path) -> Result<(), String> {
+    let (w, b) = parse_job(job).ok_or_else(|| format!("--only {job}: expected WvB, as 3v4"))?;
+    let n = rules.variant.pieces();
+    if !(3..=n).contains(&w) || !(3..=n).contains(&b) {
+        return Err(format!("{w}v{b} is not a sub-space of {}", rules.variant));
+    }
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let job = Job::new(rules, w, b);
+    run_job(&job, dir, &mut HashMap::new(), false, &mut (0, 0.0))
+}
+
 fn generate(rules: Rules, max_pieces: u8, max_side: u8, dir: &Path) -> Result<(), String> {
-    let max_side = max_side.min(rules.variant.pieces());
     if max_pieces < 6 {
         return Err("--max-pieces must be at least 6 (3 v 3)".into());
     }
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let start = Instant::now();
-    let mut prev: HashMap<(u8, u8), Table> = HashMap::new();
-    let (mut solved_positions, mut solve_secs) = (0u64, 0f64);
-    for total in 6..=max_pieces.min(2 * max_side) {
-        let mut current: HashMap<(u8, u8), Table> = HashMap::new();
-        for w in 3..=total / 2 {
-            let b = total - w;
-            if b > max_side {
-                continue;
-            }
-            let shapes: Vec<(u8, u8)> = if w == b {
-                vec![(w, b)]
-            } else {
-                vec![(w, b), (b, w)]
-            };
-            let existing: Result<Vec<Table>, TbError> = shapes
-                .iter()
-                .map(|&(x, y)| Table::read(&dir.join(file_name(rules, x, y)), rules, x, y))
-                .collect();
-            let tables = match existing {
-                Ok(tables) => {
-                    eprintln!("{rules} {w}v{b}: valid files exist, skipped");
-                    tables
-                }
-                Err(e) => {
-                    if !matches!(&e, TbError::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound)
-                    {
-                        eprintln!("{e}; solving again");
-                    }
-                    let (tables, stats) =
-                        solve_pair(rules, w, b, &prev, &mut |line| eprintln!("{line}"))?;
-                    for t in &tables {
-                        let path = dir.join(file_name(rules, t.w, t.b));
-                        t.write(&path).map_err(|e| e.to_string())?;
-                    }
-                    let rate = stats.positions as f64 / stats.secs.max(1e-9);
-                    eprintln!(
-                        "{rules} {w}v{b}: solved {} positions ({} slots), {} levels, setup {:.1}s, total {:.1}s, {:.2} M positions/s",
-                        stats.positions,
-                        stats.slots,
-                        stats.levels,
-                        stats.setup_secs,
-                        stats.secs,
-                        rate / 1e6
-                    );
-                    solved_positions += stats.positions;
-                    solve_secs += stats.secs;
-                    tables
-                }
-            };
-            for t in tables {
-                current.insert((t.w, t.b), t);
-            }
-        }
-        prev = current;
+    let mut cache: HashMap<(u8, u8), Table> = HashMap::new();
+    let mut totals = (0u64, 0f64);
+    let jobs = plan(rules, max_pieces, max_side);
+    let last_total = jobs.last().map_or(0, |j| j.w + j.b);
+    for job in &jobs {
+        let total = job.w + job.b;
+        // Inputs have one piece fewer: drop what no later job reads.
+        cache.retain(|&(x, y), _| x + y + 1 >= total);
+        run_job(job, dir, &mut cache, total < last_total, &mut totals)?;
     }
+    let (solved_positions, solve_secs) = totals;
     eprintln!(
         "done in {:.1}s: solved {solved_positions} positions in {solve_secs:.1}s of solving ({:.2} M positions/s)",
         start.elapsed().as_secs_f64(),
@@ -176,25 +287,93 @@ fn generate(rules: Rules, max_pieces: u8, max_side: u8, dir: &Path) -> Result<()
     Ok(())
 }
 
-/// Parses `nine-fly-3v4.mtb` into its rule set and sub-space.
-fn parse_name(name: &str) -> Option<(Rules, u8, u8)> {
-    let stem = name.strip_suffix(".mtb")?;
-    let mut parts = stem.split('-');
-    let variant: Variant = parts.next()?.parse().ok()?;
-    let flying = match parts.next()? {
-        "fly" => true,
-        "nofly" => false,
-        _ => return None,
-    };
-    let (w, b) = parts.next()?.split_once('v')?;
-    if parts.next().is_some() {
-        return None;
+fn print_plan(
+    rules: Rules,
+    max_pieces: u8,
+    max_side: u8,
+    format: PlanFormat,
+    dir: &Path,
+    mill_tb: &str,
+) -> Result<(), String> {
+    if max_pieces < 6 {
+        return Err("--max-pieces must be at least 6 (3 v 3)".into());
     }
-    Some((
-        Rules::new(variant, flying),
-        w.parse().ok()?,
-        b.parse().ok()?,
-    ))
+    let jobs = plan(rules, max_pieces, max_side);
+    let flags = format!(
+        "--variant {}{}",
+        rules.variant.name(),
+        if rules.flying { "" } else { " --no-flying" }
+    );
+    let target = |j: &Job| format!("$(DIR)/{}", file_name(rules, j.w, j.b));
+    match format {
+        PlanFormat::Make => {
+            let mut out = String::new();
+            out.push_str(&format!(
+                "# Endgame tables of {rules}, up to {max_pieces} pieces ({} jobs).\n\
+                 # Generated by: mill-tb plan {flags} --max-pieces {max_pieces} --max-side {max_side}\n\
+                 # Run with `make -j N -f THIS`; finished jobs are skipped. Each target is the\n\
+                 # job's WvB file, which is renamed into place last. On Slurm, run every job\n\
+                 # through srun: make -j 64 -f THIS SHELL=./srun-shell (see README).\n\n\
+                 MILL_TB ?= {mill_tb}\nDIR ?= {}\n\n",
+                jobs.len(),
+                dir.display()
+            ));
+            let names: Vec<String> = jobs.iter().map(|j| j.name()).collect();
+            out.push_str(&format!(
+                ".PHONY: all {}\nall: {}\n\n",
+                names.join(" "),
+                names.join(" ")
+            ));
+            for j in &jobs {
+                let inputs: Vec<String> = j
+                    .inputs
+                    .iter()
+                    .map(|&(x, y)| target(&Job::new(rules, x, y)))
+                    .collect();
+                out.push_str(&format!("{}: {}\n", j.name(), target(j)));
+                // Order-only: a job waits for its inputs to exist, not for their dates.
+                out.push_str(&format!(
+                    "{}:{}\n\t@mkdir -p $(DIR)\n\t$(MILL_TB) generate {flags} --only {} --dir $(DIR)\n\n",
+                    target(j),
+                    if inputs.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" | {}", inputs.join(" "))
+                    },
+                    j.name()
+                ));
+            }
+            print!("{out}");
+        }
+        PlanFormat::Json => {
+            let jobs_json: Vec<serde_json::Value> = jobs
+                .iter()
+                .map(|j| {
+                    serde_json::json!({
+                        "name": j.name(),
+                        "tables": j.tables.iter().map(|&(x, y)| format!("{x}v{y}")).collect::<Vec<_>>(),
+                        "files": j.files(),
+                        "reads": j.reads.iter().map(|&(x, y)| format!("{x}v{y}")).collect::<Vec<_>>(),
+                        "inputs": j.inputs.iter().map(|&(x, y)| format!("{x}v{y}")).collect::<Vec<_>>(),
+                        "slots": j.slots(),
+                        "command": format!("{mill_tb} generate {flags} --only {} --dir {}", j.name(), dir.display()),
+                    })
+                })
+                .collect();
+            let doc = serde_json::json!({
+                "variant": rules.variant.name(),
+                "flying": rules.flying,
+                "max_pieces": max_pieces,
+                "max_side": max_side,
+                "jobs": jobs_json,
+            });
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?
+            );
+        }
+    }
+    Ok(())
 }
 
 /// The tables of a directory, smallest first.
@@ -202,7 +381,7 @@ fn tables_in(dir: &Path) -> Result<Vec<(Rules, u8, u8)>, String> {
     let mut found: Vec<(Rules, u8, u8)> = std::fs::read_dir(dir)
         .map_err(|e| format!("{}: {e}", dir.display()))?
         .filter_map(|e| e.ok())
-        .filter_map(|e| parse_name(&e.file_name().to_string_lossy()))
+        .filter_map(|e| parse_file_name(&e.file_name().to_string_lossy()))
         .collect();
     found.sort_by_key(|&(r, w, b)| (r.variant.pieces(), !r.flying, w + b, w));
     if found.is_empty() {
@@ -212,56 +391,136 @@ fn tables_in(dir: &Path) -> Result<Vec<(Rules, u8, u8)>, String> {
 }
 
 fn info(dir: &Path) -> Result<(), String> {
-    println!("table          slots       wins      draws     losses maxW maxL spoilt(>100)");
+    println!(
+        "{:<16} {:>11} {:>11} {:>11} {:>11} {:>11} {:>4} {:>4} {:>4} {:>9} {:>11} {:>11} {:>6}",
+        "table",
+        "slots",
+        "positions",
+        "wins",
+        "draws",
+        "losses",
+        "mill",
+        "maxW",
+        "maxL",
+        "spoilt",
+        "bytes",
+        "v1 bytes",
+        "ratio"
+    );
+    let mut failures = 0;
     for (rules, w, b) in tables_in(dir)? {
-        let t = Table::read(&dir.join(file_name(rules, w, b)), rules, w, b)
-            .map_err(|e| e.to_string())?;
-        let (mut wins, mut draws, mut losses, mut max_w, mut max_l, mut spoilt) =
-            (0u64, 0u64, 0u64, 0u16, 0u16, 0u64);
-        for &e in t.entries() {
-            match Value::from_u16(e) {
-                Some(Value::Win(d)) => {
-                    wins += 1;
-                    max_w = max_w.max(d);
-                    spoilt += (d > 100) as u64;
-                }
-                Some(Value::Loss(d)) => {
-                    losses += 1;
-                    max_l = max_l.max(d);
-                    spoilt += (d > 100) as u64;
-                }
-                _ => draws += 1,
+        let name = file_name(rules, w, b);
+        let f = match TableFile::open(&dir.join(&name), rules, w, b) {
+            Ok(f) => f,
+            Err(e) => {
+                failures += 1;
+                println!("{:<16} {e}", name.trim_end_matches(".mtb"));
+                continue;
             }
-        }
+        };
+        let s = f.stats();
+        let v1 = 32 + 2 * s.slots;
         println!(
-            "{:<14} {:>9} {:>10} {:>10} {:>10} {:>4} {:>4} {:>6}",
-            file_name(rules, w, b).trim_end_matches(".mtb"),
-            t.entries().len(),
-            wins,
-            draws,
-            losses,
-            max_w,
-            max_l,
-            spoilt
+            "{:<16} {:>11} {:>11} {:>11} {:>11} {:>11} {:>4} {:>4} {:>4} {:>9} {:>11} {:>11} {:>6.1}",
+            name.trim_end_matches(".mtb"),
+            s.slots,
+            s.positions,
+            s.wins,
+            s.draws,
+            s.losses,
+            s.real_max,
+            s.max_win,
+            s.max_loss,
+            s.spoilt_wins + s.spoilt_losses,
+            f.file_len(),
+            v1,
+            v1 as f64 / f.file_len() as f64
         );
     }
-    Ok(())
+    println!(
+        "(per position up to symmetry; mill: longest distance to the next mill within the 100-ply \
+         rule; spoilt: wins and losses the 100-ply rule turns into draws; v1 bytes: the old \
+         2-byte-a-slot format)"
+    );
+    if failures > 0 {
+        Err(format!("{failures} file(s) could not be read"))
+    } else {
+        Ok(())
+    }
 }
 
-fn verify(dir: &Path) -> Result<(), String> {
+/// Checks `n` random slots of sub-space (w, b) one ply deep through the mapped files.
+fn verify_sample(
+    tb: &Tablebase,
+    rules: Rules,
+    w: u8,
+    b: u8,
+    n: u64,
+    seed: u64,
+) -> Result<u64, String> {
+    let table = tb.load(rules, w, b).map_err(|e| e.to_string())?;
+    let same = tb.load(rules, b, w).map_err(|e| e.to_string())?;
+    let conv = if b > 3 {
+        Some(tb.load(rules, b - 1, w).map_err(|e| e.to_string())?)
+    } else {
+        None
+    };
+    let slots = table.index().len() as u32;
+    let bad: Vec<String> = (0..n as usize)
+        .into_par_iter()
+        .with_min_len(256)
+        .filter_map(|k| {
+            let mut rng = rand::rngs::StdRng::seed_from_u64(
+                seed ^ (k as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15),
+            );
+            let i = rng.gen_range(0..slots);
+            let (us, them, _) = table.index().unrank(i);
+            let got = table.value_at(i);
+            let want = value_from_children_with(rules, us, them, &*same, conv.as_deref());
+            match (got, want) {
+                (Ok(g), Ok(w)) if g == w => None,
+                (Ok(g), Ok(w)) => Some(format!(
+                    "slot {i} (us {us:#08x}, them {them:#08x}): stored {g}, children say {w}"
+                )),
+                (Err(e), _) | (_, Err(e)) => Some(format!("slot {i}: {e}")),
+            }
+        })
+        .take_any(5)
+        .collect();
+    if bad.is_empty() {
+        Ok(n)
+    } else {
+        Err(bad.join("\n"))
+    }
+}
+
+fn verify(dir: &Path, sample: Option<u64>, seed: u64) -> Result<(), String> {
     let found = tables_in(dir)?;
     let tb = Tablebase::open(dir).map_err(|e| e.to_string())?;
     let mut failures = 0;
     let start = Instant::now();
+    let read = |x: u8, y: u8, rules: Rules| {
+        Table::read(&dir.join(file_name(rules, x, y)), rules, x, y).map_err(|e| e.to_string())
+    };
     for (rules, w, b) in found {
         let t0 = Instant::now();
-        let get = |x: u8, y: u8| tb.load(rules, x, y).map_err(|e| e.to_string());
-        let result = (|| {
-            let table = get(w, b)?;
-            let same = get(b, w)?;
-            let conv = if b > 3 { Some(get(b - 1, w)?) } else { None };
-            verify_table(&table, &same, conv.as_deref())
-        })();
+        let result = match sample {
+            Some(n) => verify_sample(&tb, rules, w, b, n, seed),
+            None => (|| {
+                let table = read(w, b, rules)?;
+                let same = if w == b {
+                    None
+                } else {
+                    Some(read(b, w, rules)?)
+                };
+                let conv = if b > 3 {
+                    Some(read(b - 1, w, rules)?)
+                } else {
+                    None
+                };
+                verify_table(&table, same.as_ref().unwrap_or(&table), conv.as_ref())
+            })(),
+        };
         match result {
             Ok(n) => eprintln!(
                 "{rules} {w}v{b}: {n} slots consistent ({:.1}s)",

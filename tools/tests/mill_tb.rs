@@ -1,0 +1,147 @@
+//! `mill-tb`: jobs one at a time give the same files as one run, the plan's graph, info,
+//! verify (whole and sampled) and its refusal of damaged files, resuming.
+
+mod common;
+use common::{args, run, run_ok, scratch};
+
+const TB: &str = env!("CARGO_BIN_EXE_mill-tb");
+
+fn files(dir: &std::path::Path) -> Vec<(String, Vec<u8>)> {
+    let mut v: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap())
+        .map(|e| {
+            (
+                e.file_name().to_string_lossy().to_string(),
+                std::fs::read(e.path()).unwrap(),
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn jobs_one_by_one_equal_one_run_and_verify() {
+    let (one, jobs) = (scratch("tb-one"), scratch("tb-jobs"));
+    let d1 = one.to_str().unwrap();
+    let d2 = jobs.to_str().unwrap();
+    run_ok(
+        TB,
+        &args(&["generate", "--no-flying", "--max-pieces", "7", "--dir", d1]),
+    );
+    // A job whose input is missing says which one.
+    let out = run(
+        TB,
+        &args(&["generate", "--no-flying", "--only", "4v3", "--dir", d2]),
+    );
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("needs 3v3"), "{err}");
+    for job in ["3v3", "4v3"] {
+        run_ok(
+            TB,
+            &args(&["generate", "--no-flying", "--only", job, "--dir", d2]),
+        );
+    }
+    let (a, b) = (files(&one), files(&jobs));
+    let names: Vec<&str> = a.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "nine-nofly-3v3.mtb",
+            "nine-nofly-3v4.mtb",
+            "nine-nofly-4v3.mtb"
+        ]
+    );
+    assert!(a == b, "the same bytes either way");
+    // Done jobs are skipped; a leftover temporary file (a killed job) is not a table.
+    std::fs::write(jobs.join("nine-nofly-3v5.mtb.tmp"), b"half").unwrap();
+    let (_, err) = run_ok(
+        TB,
+        &args(&["generate", "--no-flying", "--only", "3v4", "--dir", d2]),
+    );
+    assert!(err.contains("skipped"), "{err}");
+
+    let (_, err) = run_ok(TB, &args(&["verify", "--dir", d2]));
+    assert!(err.contains("4v3: 862980 slots consistent"), "{err}");
+    let (_, err) = run_ok(TB, &args(&["verify", "--sample", "500", "--dir", d2]));
+    assert!(err.contains("3v4: 500 slots consistent"), "{err}");
+    let (out, _) = run_ok(TB, &args(&["info", "--dir", d2]));
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("nine-nofly-3v3"))
+        .unwrap();
+    let cols: Vec<&str> = line.split_whitespace().collect();
+    // slots, positions, and the positions split into wins, draws and losses (no spoilt ones).
+    assert_eq!(cols[1], "210140");
+    let n: Vec<u64> = cols[2..6].iter().map(|c| c.parse().unwrap()).collect();
+    assert_eq!(n[0], n[1] + n[2] + n[3], "{line}");
+
+    // A damaged file: a flipped bit in a distance block fails verification and is solved
+    // again by generate; a truncated one too.
+    let path = jobs.join("nine-nofly-4v3.mtb");
+    let good = std::fs::read(&path).unwrap();
+    let mut bad = good.clone();
+    let at = bad.len() - 10;
+    bad[at] ^= 4;
+    std::fs::write(&path, &bad).unwrap();
+    let out = run(TB, &args(&["verify", "--dir", d2]));
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("checksum"));
+    std::fs::write(&path, &good[..good.len() / 3]).unwrap();
+    let out = run(TB, &args(&["info", "--dir", d2]));
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("truncated"));
+    let (_, err) = run_ok(
+        TB,
+        &args(&["generate", "--no-flying", "--only", "3v4", "--dir", d2]),
+    );
+    assert!(err.contains("solving again"), "{err}");
+    assert_eq!(std::fs::read(&path).unwrap(), good);
+}
+
+#[test]
+fn plan_as_makefile_and_json() {
+    let (out, _) = run_ok(
+        TB,
+        &args(&[
+            "plan",
+            "--variant",
+            "twelve",
+            "--max-pieces",
+            "9",
+            "--format",
+            "json",
+        ]),
+    );
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let jobs = v["jobs"].as_array().unwrap();
+    let names: Vec<&str> = jobs.iter().map(|j| j["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["3v3", "3v4", "3v5", "4v4", "3v6", "4v5"]);
+    let j45 = &jobs[5];
+    assert_eq!(j45["inputs"], serde_json::json!(["3v5", "4v4"]));
+    assert_eq!(j45["reads"], serde_json::json!(["3v5", "4v4"]));
+    assert_eq!(
+        j45["files"],
+        serde_json::json!(["twelve-fly-5v4.mtb", "twelve-fly-4v5.mtb"])
+    );
+    assert!(j45["command"]
+        .as_str()
+        .unwrap()
+        .contains("generate --variant twelve --only 4v5"));
+
+    let (mk, _) = run_ok(
+        TB,
+        &args(&["plan", "--no-flying", "--max-pieces", "8", "--dir", "t"]),
+    );
+    assert!(mk.contains("DIR ?= t\n"), "{mk}");
+    assert!(mk.contains("all: 3v3 3v4 3v5 4v4\n"), "{mk}");
+    assert!(
+        mk.contains("$(DIR)/nine-nofly-4v4.mtb: | $(DIR)/nine-nofly-3v4.mtb\n"),
+        "{mk}"
+    );
+    assert!(
+        mk.contains("\t$(MILL_TB) generate --variant nine --no-flying --only 4v4 --dir $(DIR)\n")
+    );
+}
