@@ -359,3 +359,17 @@ fn every_level_plays_legal_moves_and_a_fixed_seed_reproduces() {
         .collect();
     assert!(seeds.iter().any(|g| *g != a), "the seed changes nothing");
 }
+
+#[test]
+fn query_mills_lists_the_points_in_closed_mills() {
+    let mut e = Engine::start();
+    assert_eq!(e.query("mills"), "");
+    e.send("position fen WWW/.../.../B...../.../.B./B.B b 0 0 0 20");
+    assert_eq!(e.query("mills"), "a7 d7 g7");
+    // Both colours, each point once even where two mills cross (a1 in a1-d1-g1 and a1-a4-a7).
+    e.send("position fen W.W/.../.B./W...../B.B/.../WWW b 0 0 0 20");
+    assert_eq!(e.query("mills"), "a1 d1 g1 a4 a7");
+    e.send("setoption name UCI_Variant value twelve");
+    e.send("position fen W../W../W../....../.../.B./BB. b 0 0 0 30");
+    assert_eq!(e.query("mills"), "c5 b6 a7");
+}

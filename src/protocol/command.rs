@@ -103,6 +103,8 @@ pub enum Query {
     LegalMoves,
     /// `reason`: why the game ended, or `none`.
     Reason,
+    /// `mills`: the points that stand in closed mills (for a GUI to draw them).
+    Mills,
 }
 
 /// One command.
@@ -514,6 +516,7 @@ pub fn parse(line: &str) -> Result<Option<Command>, CommandError> {
                 ["fen"] => Query::Fen,
                 ["legalmoves"] => Query::LegalMoves,
                 ["reason"] => Query::Reason,
+                ["mills"] => Query::Mills,
                 [] => {
                     return Err(CommandError::Missing {
                         command: "query",

@@ -169,6 +169,24 @@ pub fn legal_moves(game: &Game) -> String {
     response(&move_list(&game.legal_moves()))
 }
 
+/// The answer to `query mills`: every point that stands in a line of three pieces of one
+/// colour, in point order; just `response` when there is none.
+pub fn mills(pos: &Position) -> String {
+    let mut in_mill = 0u32;
+    for c in [crate::types::Color::White, crate::types::Color::Black] {
+        let own = pos.pieces(c).0;
+        for &line in pos.topology().lines() {
+            if own & line == line {
+                in_mill |= line;
+            }
+        }
+    }
+    let names: Vec<&str> = crate::bitboard::Bitboard(in_mill)
+        .map(|p| p.name())
+        .collect();
+    response(&names.join(" "))
+}
+
 /// The answer to `d`: the diagram and the position's details.
 pub fn display(game: &Game) -> Vec<String> {
     let pos = game.position();

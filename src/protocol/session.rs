@@ -375,6 +375,7 @@ impl Session {
             Query::Reason => format::response(outcome.map_or("none", |o| o.reason().name())),
             Query::Fen => format::response(&self.game.position().to_fen()),
             Query::LegalMoves => format::legal_moves(&self.game),
+            Query::Mills => format::mills(self.game.position()),
         };
         self.out.line(&line);
     }
