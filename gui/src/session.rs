@@ -7,6 +7,7 @@ use crate::engine::{parse_info, Engine, EngineError, Info, Score};
 use crate::records::{self, cut, mills_from_fen, Export, Loaded};
 use crate::validate::{is_fen, is_move_token, normalise_fen, MAX_REQUEST};
 use axum::extract::ws::{Message, WebSocket};
+use futures_util::{SinkExt, StreamExt};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -116,7 +117,7 @@ const RESERVED_OPTIONS: [&str; 5] = ["UCI_Variant", "Flying", "MultiPV", "TableP
 pub struct Session {
     cfg: Arc<Config>,
     engine: Option<Engine>,
-    outbox: Vec<String>,
+    outbox: Option<tokio::sync::mpsc::UnboundedSender<String>>,
     variant: String,
     flying: bool,
     start_fen: String,
@@ -157,7 +158,7 @@ impl Session {
         Session {
             cfg,
             engine: None,
-            outbox: Vec::new(),
+            outbox: None,
             variant: "nine".into(),
             flying: true,
             start_fen: String::new(),
@@ -188,8 +189,11 @@ impl Session {
         }
     }
 
+    /// Sends a message to the page at once (a writer task owns the socket's sending half).
     fn push(&mut self, v: Value) {
-        self.outbox.push(msg(v));
+        if let Some(o) = &self.outbox {
+            let _ = o.send(msg(v));
+        }
     }
 
     fn error(&mut self, text: impl Into<String>) {
@@ -206,13 +210,22 @@ impl Session {
     }
 
     /// The main loop of the tab.
-    pub async fn run(mut self, mut socket: WebSocket) {
+    pub async fn run(mut self, socket: WebSocket) {
+        let (mut sink, mut stream) = socket.split();
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<String>();
+        self.outbox = Some(tx);
+        let writer = tokio::spawn(async move {
+            while let Some(m) = rx.recv().await {
+                if sink.send(Message::Text(m.into())).await.is_err() {
+                    break;
+                }
+            }
+            let _ = sink.close().await;
+        });
         if let Err(e) = self.start_engine().await {
-            let _ = socket
-                .send(Message::Text(
-                    msg(json!({"type": "fatal", "message": e.to_string()})).into(),
-                ))
-                .await;
+            self.push(json!({"type": "fatal", "message": e.to_string()}));
+            self.outbox = None;
+            let _ = writer.await;
             return;
         }
         if let Err(f) = self.reset_game("nine", true, None).await {
@@ -220,15 +233,12 @@ impl Session {
         }
         self.after_change().await;
         loop {
-            for m in std::mem::take(&mut self.outbox) {
-                if socket.send(Message::Text(m.into())).await.is_err() {
-                    self.close().await;
-                    return;
-                }
+            if writer.is_finished() {
+                break;
             }
             let deadline = self.deadline();
             tokio::select! {
-                m = socket.recv() => match m {
+                m = stream.next() => match m {
                     Some(Ok(Message::Text(t))) => self.on_text(t.as_str()).await,
                     Some(Ok(Message::Binary(_))) => self.error("binary messages are not understood"),
                     Some(Ok(Message::Close(_))) | None | Some(Err(_)) => break,
@@ -239,6 +249,8 @@ impl Session {
             }
         }
         self.close().await;
+        self.outbox = None;
+        writer.abort();
     }
 
     async fn close(&mut self) {
@@ -299,7 +311,8 @@ impl Session {
         if let Some(e) = self.engine.take() {
             e.shutdown().await;
         }
-        let was_playing = matches!(self.search, Search::Play { .. });
+        // A search for the engine's move (or its `go`) failed: do not ask again on its own.
+        let was_playing = matches!(self.search, Search::Play { .. }) || self.engine_to_move();
         self.search = Search::Idle;
         self.review = None;
         self.preview = false;

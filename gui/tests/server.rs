@@ -154,7 +154,7 @@ async fn crashing_engine_is_reported_and_restarted() {
     send(&mut ws, json!({"type": "move", "token": "a1"})).await;
     let state = next_of(&mut ws, "state", 10).await;
     assert_eq!(state["moves"], json!(["d6", "a1"]));
-    assert_eq!(state["fen"], ".W./.../.../....../.../.../B.. w 8 8 0 2");
+    assert_eq!(state["fen"], ".../.W./.../....../.../.../B.. w 8 8 0 2");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
