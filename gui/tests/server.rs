@@ -279,3 +279,35 @@ async fn engine_plays_review_and_pgn() {
         }
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn clock_runs_out_and_loses_on_time() {
+    let s = Server::with_millstone(&[]);
+    let mut ws = connect(&s).await;
+    next_of(&mut ws, "hello", 10).await;
+    next_of(&mut ws, "state", 10).await;
+    send(&mut ws, json!({"type": "set_players", "white": "human", "black": "human"})).await;
+    next_of(&mut ws, "state", 10).await;
+    send(
+        &mut ws,
+        json!({"type": "set_limit", "limit": {"kind": "clock", "base_ms": 1000, "inc_ms": 0}}),
+    )
+    .await;
+    let st = next_of(&mut ws, "state", 10).await;
+    assert_eq!(st["clocks"]["running"], "white");
+    let t = Instant::now();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let st = loop {
+        assert!(Instant::now() < deadline, "no loss on time");
+        let st = next_of(&mut ws, "state", 10).await;
+        if !st["end"].is_null() {
+            break st;
+        }
+    };
+    assert!(t.elapsed() >= Duration::from_millis(900));
+    assert_eq!(st["end"], json!({"result": "0-1", "reason": "timeout"}));
+    assert_eq!(st["legal"], json!([]));
+    // No move after the flag.
+    send(&mut ws, json!({"type": "move", "token": "d6"})).await;
+    next_of(&mut ws, "error", 10).await;
+}

@@ -17,6 +17,7 @@ let stateAt = 0;
 let shownResult = "";
 let awaiting = null;     // timing of a move entered here
 let refusedCount = 0;
+let board = null;
 window.millLatency = [];
 
 function send(obj) {
@@ -182,7 +183,8 @@ function onState(m) {
         app.dataset.latency = JSON.stringify(window.millLatency.slice(-200));
         awaiting = null;
       }
-      if (!state.thinking && awaiting === a && m.moves.length >= a.ply) awaiting = null;
+      // No answer to wait for (two humans, or the game ended with this move).
+      if (awaiting === a && !m.thinking && m.moves.length === a.ply && m.legal.length) awaiting = null;
     });
   }
   if (m.end && m.cursor === m.moves.length) {
@@ -479,6 +481,7 @@ function renderGraph() {
     const poly = pts.map((p) => `${p[0].toFixed(1)},${p[1].toFixed(1)}`).join(" ");
     html += `<polygon class="g-area" points="${pts[0][0].toFixed(1)},${mid} ${poly} ${pts[pts.length - 1][0].toFixed(1)},${mid}"/>`;
     html += `<polyline class="g-line" points="${poly}"/>`;
+    if (pts.length < 40) for (const p of pts) html += `<circle class="g-dot" cx="${p[0].toFixed(1)}" cy="${p[1].toFixed(1)}" r="2"/>`;
   }
   for (const mk of state.marks) {
     const e = state.evals[mk.ply + 1];
@@ -637,7 +640,8 @@ function setup() {
   $("nav-forward").onclick = () => nav((c) => c + 1);
   $("nav-last").onclick = () => nav((c, n) => n);
   document.addEventListener("keydown", (ev) => {
-    if (ev.target.closest("input, textarea, select")) return;
+    const t = ev.target;
+    if (t && t.closest && t.closest("input, textarea, select")) return;
     if (ev.key === "Escape") {
       if (preview) { send({ type: "preview_end" }); preview = null; }
       selected = null; pending = null; render();

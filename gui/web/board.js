@@ -25,7 +25,7 @@ const SEGMENTS = [
 ];
 const DIAGONALS = [["a7", "c5"], ["g7", "e5"], ["a1", "c3"], ["g1", "e3"]];
 
-const SIZE = 720, MARGIN = 60, STEP = (SIZE - 2 * MARGIN) / 6;
+const SIZE = 720, MARGIN = 74, STEP = (SIZE - 2 * MARGIN) / 6;
 
 function el(name, attrs = {}, parent = null) {
   const e = document.createElementNS(NS, name);
@@ -114,8 +114,8 @@ export class Board {
       const file = FILES[i], rank = String(i + 1);
       const [x] = this.xy(file + "1");
       const [, y] = this.xy("a" + rank);
-      const fy = this.flipped ? 26 : SIZE - 20;
-      const rx = this.flipped ? SIZE - 24 : 24;
+      const fy = this.flipped ? 34 : SIZE - 18;
+      const rx = this.flipped ? SIZE - 30 : 30;
       el("text", { x, y: fy, class: "coord" }, this.gCoords).textContent = file;
       el("text", { x: rx, y: y + 6, class: "coord" }, this.gCoords).textContent = rank;
     }
