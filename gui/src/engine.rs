@@ -414,8 +414,8 @@ mod tests {
 
     #[test]
     fn options() {
-        let o = parse_option("option name Move Overhead type spin default 30 min 0 max 5000")
-            .unwrap();
+        let o =
+            parse_option("option name Move Overhead type spin default 30 min 0 max 5000").unwrap();
         assert_eq!(o.name, "Move Overhead");
         assert_eq!((o.min, o.max), (Some(0), Some(5000)));
         let o = parse_option("option name UCI_Variant type combo default nine var nine var twelve")

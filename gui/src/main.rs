@@ -82,9 +82,13 @@ fn default_engine() -> Result<PathBuf, String> {
     let root = dir.parent().and_then(Path::parent);
     if let Some(root) = root.filter(|r| r.join("Cargo.toml").exists()) {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        eprintln!("mill-gui: {} is missing; building it with cargo", engine.display());
+        eprintln!(
+            "mill-gui: {} is missing; building it with cargo",
+            engine.display()
+        );
         let mut cmd = std::process::Command::new(cargo);
-        cmd.current_dir(root).args(["build", "-p", "millstone", "--bin", "millstone"]);
+        cmd.current_dir(root)
+            .args(["build", "-p", "millstone", "--bin", "millstone"]);
         if profile == "release" {
             cmd.arg("--release");
         }
@@ -136,10 +140,19 @@ async fn main() {
         slots: Arc::new(Semaphore::new(max)),
     });
     let router = Router::new()
-        .route("/", get(|| async { asset("text/html; charset=utf-8", INDEX) }))
+        .route(
+            "/",
+            get(|| async { asset("text/html; charset=utf-8", INDEX) }),
+        )
         .route("/style.css", get(|| async { asset("text/css", STYLE) }))
-        .route("/app.js", get(|| async { asset("text/javascript", APP_JS) }))
-        .route("/board.js", get(|| async { asset("text/javascript", BOARD_JS) }))
+        .route(
+            "/app.js",
+            get(|| async { asset("text/javascript", APP_JS) }),
+        )
+        .route(
+            "/board.js",
+            get(|| async { asset("text/javascript", BOARD_JS) }),
+        )
         .route("/icon.svg", get(|| async { asset("image/svg+xml", ICON) }))
         .route("/ws", get(ws_handler))
         .with_state(app.clone());
@@ -152,7 +165,10 @@ async fn main() {
     };
     let addr = listener.local_addr().expect("bound address");
     let url = format!("http://{addr}/");
-    println!("mill-gui: serving {url} (engine: {})", app.cfg.engine.join(" "));
+    println!(
+        "mill-gui: serving {url} (engine: {})",
+        app.cfg.engine.join(" ")
+    );
     if cli.open {
         let opener = if cfg!(target_os = "macos") {
             "open"

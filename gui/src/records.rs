@@ -68,7 +68,10 @@ pub fn parse_pgn(text: &str) -> Result<Loaded, String> {
             let inner = &l[1..l.len() - 1];
             if let Some((k, v)) = inner.split_once(' ') {
                 let v = v.trim();
-                let v = v.strip_prefix('"').and_then(|v| v.strip_suffix('"')).unwrap_or(v);
+                let v = v
+                    .strip_prefix('"')
+                    .and_then(|v| v.strip_suffix('"'))
+                    .unwrap_or(v);
                 tags.push((k.to_string(), v.replace("\\\"", "\"").replace("\\\\", "\\")));
             }
         } else if l.starts_with('[') && !movetext.trim().is_empty() {

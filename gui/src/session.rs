@@ -112,7 +112,13 @@ fn bad<T>(msg: impl Into<String>) -> Res<T> {
 }
 
 /// The options the page sets through its own controls or never (the server's choice).
-const RESERVED_OPTIONS: [&str; 5] = ["UCI_Variant", "Flying", "MultiPV", "TablePath", "UCI_ShowWDL"];
+const RESERVED_OPTIONS: [&str; 5] = [
+    "UCI_Variant",
+    "Flying",
+    "MultiPV",
+    "TablePath",
+    "UCI_ShowWDL",
+];
 
 pub struct Session {
     cfg: Arc<Config>,
@@ -279,7 +285,9 @@ impl Session {
             .options
             .iter()
             .filter(|o| {
-                !RESERVED_OPTIONS.iter().any(|r| r.eq_ignore_ascii_case(&o.name))
+                !RESERVED_OPTIONS
+                    .iter()
+                    .any(|r| r.eq_ignore_ascii_case(&o.name))
                     && o.kind != "string"
             })
             .cloned()
@@ -317,7 +325,8 @@ impl Session {
         self.review = None;
         self.preview = false;
         let now = Instant::now();
-        self.restarts.retain(|t| now.duration_since(*t) < Duration::from_secs(60));
+        self.restarts
+            .retain(|t| now.duration_since(*t) < Duration::from_secs(60));
         let kind = if matches!(err, EngineError::Hung(_)) {
             "hung"
         } else {
@@ -351,7 +360,9 @@ impl Session {
                 Box::pin(self.after_change()).await;
             }
             Err(e) => {
-                self.push(json!({"type": "engine_status", "status": "dead", "message": e.to_string()}));
+                self.push(
+                    json!({"type": "engine_status", "status": "dead", "message": e.to_string()}),
+                );
             }
         }
     }
@@ -748,7 +759,14 @@ impl Session {
         let cmd = self.position_cmd(&self.moves[..self.cursor]);
         let with_mills = self.has_mills_query;
         let mut cmds = vec![cmd];
-        for q in ["fen", "legalmoves", "gameover", "result", "reason", "p1turn"] {
+        for q in [
+            "fen",
+            "legalmoves",
+            "gameover",
+            "result",
+            "reason",
+            "p1turn",
+        ] {
             cmds.push(format!("query {q}"));
         }
         if with_mills {
@@ -1050,7 +1068,13 @@ impl Session {
                 Ok(n) if opt.min.is_none_or(|m| n >= m) && opt.max.is_none_or(|m| n <= m) => {
                     Some(n.to_string())
                 }
-                _ => return bad(format!("{}: '{}' is not a number in range", opt.name, cut(&v))),
+                _ => {
+                    return bad(format!(
+                        "{}: '{}' is not a number in range",
+                        opt.name,
+                        cut(&v)
+                    ))
+                }
             },
             ("check", Some(v)) => match v.to_ascii_lowercase().as_str() {
                 "true" => Some("true".into()),
@@ -1059,11 +1083,23 @@ impl Session {
             },
             ("combo", Some(v)) => match opt.vars.iter().find(|x| x.eq_ignore_ascii_case(&v)) {
                 Some(x) => Some(x.clone()),
-                None => return bad(format!("{}: '{}' is not one of its values", opt.name, cut(&v))),
+                None => {
+                    return bad(format!(
+                        "{}: '{}' is not one of its values",
+                        opt.name,
+                        cut(&v)
+                    ))
+                }
             },
             ("string", _) => return bad(format!("{} cannot be set from the page", opt.name)),
             (_, None) => return bad(format!("{} needs a value", opt.name)),
-            (k, _) => return bad(format!("{}: options of type '{}' are not supported", opt.name, cut(k))),
+            (k, _) => {
+                return bad(format!(
+                    "{}: options of type '{}' are not supported",
+                    opt.name,
+                    cut(k)
+                ))
+            }
         };
         let was = self.search.clone();
         self.stop_all().await?;
@@ -1095,10 +1131,7 @@ impl Session {
         let mut all = self.moves[..self.cursor].to_vec();
         all.extend(moves.iter().cloned());
         let cmd = self.position_cmd(&all);
-        let answers = self
-            .eng()?
-            .sync(&[cmd, "query fen".into()])
-            .await?;
+        let answers = self.eng()?.sync(&[cmd, "query fen".into()]).await?;
         if answers.len() != 1 {
             self.preview = false;
             self.after_change().await;

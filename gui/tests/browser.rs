@@ -50,7 +50,9 @@ async fn browser() -> Option<(Driver, Client)> {
         if std::env::var("CI").is_ok_and(|v| v == "true") {
             panic!("{driver_bin} is missing under CI=true: the browser tests must run (apt-get install -y chromium chromium-driver)");
         }
-        eprintln!("SKIPPED: browser tests need {driver_bin} (apt-get install chromium chromium-driver)");
+        eprintln!(
+            "SKIPPED: browser tests need {driver_bin} (apt-get install chromium chromium-driver)"
+        );
         return None;
     }
     let port = free_port();
@@ -60,7 +62,8 @@ async fn browser() -> Option<(Driver, Client)> {
         .stderr(Stdio::null())
         .spawn()
         .expect("start chromedriver");
-    let profile = std::env::temp_dir().join(format!("mill-gui-chrome-{}-{port}", std::process::id()));
+    let profile =
+        std::env::temp_dir().join(format!("mill-gui-chrome-{}-{port}", std::process::id()));
     let _ = std::fs::remove_dir_all(&profile);
     let driver = Driver {
         child,
@@ -217,7 +220,9 @@ async fn enter_move(c: &Client, tok: &str) -> R<()> {
         let s = snapshot(c).await?;
         let rem: Vec<String> = serde_json::from_value(s["removable"].clone()).map_err(err)?;
         if !rem.iter().any(|x| x == r) {
-            return Err(format!("{r} is not lit up as removable after {mv}: {rem:?}"));
+            return Err(format!(
+                "{r} is not lit up as removable after {mv}: {rem:?}"
+            ));
         }
         click_point(c, r).await?;
     }
@@ -232,7 +237,10 @@ async fn screenshot(c: &Client, name: &str) {
 
 async fn open(c: &Client, s: &Server) -> R<Value> {
     c.goto(&s.url).await.map_err(err)?;
-    wait_for(c, "the first state", 20, |s| !s["ply"].as_str().unwrap_or("").is_empty()).await
+    wait_for(c, "the first state", 20, |s| {
+        !s["ply"].as_str().unwrap_or("").is_empty()
+    })
+    .await
 }
 
 /// The board drawn equals the engine's position after the page's move list.
@@ -240,10 +248,16 @@ fn check_board(r: &mut RefEngine, s: &Value, start: Option<&str>) -> R<()> {
     let moves = s["moves"].as_str().unwrap_or("");
     let want = r.query(&RefEngine::position(moves, start), "fen");
     if s["fen"] != want.as_str() {
-        return Err(format!("board drawn {} but the engine has {want} after '{moves}'", s["fen"]));
+        return Err(format!(
+            "board drawn {} but the engine has {want} after '{moves}'",
+            s["fen"]
+        ));
     }
     if s["engineFen"] != want.as_str() {
-        return Err(format!("server's fen {} differs from {want}", s["engineFen"]));
+        return Err(format!(
+            "server's fen {} differs from {want}",
+            s["engineFen"]
+        ));
     }
     Ok(())
 }
@@ -278,7 +292,8 @@ async fn full_game(c: &Client, s: &Server) -> R<()> {
             let before = snapshot(c).await?;
             click_point(c, from).await?;
             click_point(c, target).await?;
-            let after = wait_for(c, "the refusal", 5, |x| x["refused"] != before["refused"]).await?;
+            let after =
+                wait_for(c, "the refusal", 5, |x| x["refused"] != before["refused"]).await?;
             if after["moves"] != before["moves"] || after["fen"] != before["fen"] {
                 return Err(format!("illegal {from}-{target} changed the game: {after}"));
             }
@@ -305,15 +320,22 @@ async fn full_game(c: &Client, s: &Server) -> R<()> {
         check_board(&mut r, &snap, None)?;
         if turn == 1 {
             // Clicking a piece that is on the board in the placing phase places nothing.
-            let occupied = snap["moves"].as_str().unwrap().split_whitespace().next().unwrap().to_string();
+            let occupied = snap["moves"]
+                .as_str()
+                .unwrap()
+                .split_whitespace()
+                .next()
+                .unwrap()
+                .to_string();
             let before = snap.clone();
             click_point(c, &occupied).await?;
-            let after = wait_for(c, "the refusal", 5, |x| x["refused"] != before["refused"]).await?;
+            let after =
+                wait_for(c, "the refusal", 5, |x| x["refused"] != before["refused"]).await?;
             if after["moves"] != before["moves"] {
                 return Err("a click on an occupied point made a move".into());
             }
         }
-        if n >= 20 && n <= 23 {
+        if (20..=23).contains(&n) {
             screenshot(c, "game").await;
         }
         if snap["status"] == "over" {
@@ -326,10 +348,15 @@ async fn full_game(c: &Client, s: &Server) -> R<()> {
     let result = r.query(&setup, "result");
     let reason = r.query("", "reason");
     if snap["result"] != result.as_str() || snap["reason"] != reason.as_str() {
-        return Err(format!("dialog says {} {}, the engine {result} {reason}", snap["result"], snap["reason"]));
+        return Err(format!(
+            "dialog says {} {}, the engine {result} {reason}",
+            snap["result"], snap["reason"]
+        ));
     }
     if removals == 0 || slides == 0 || !illegal_tested {
-        return Err(format!("the game lacked a removal ({removals}) or a slide ({slides}) or the illegal test"));
+        return Err(format!(
+            "the game lacked a removal ({removals}) or a slide ({slides}) or the illegal test"
+        ));
     }
     screenshot(c, "game-over").await;
     click_id(c, "result-close").await?;
@@ -352,18 +379,23 @@ async fn full_game(c: &Client, s: &Server) -> R<()> {
     );
     let _ = std::fs::write(
         screens().join("timing.txt"),
-        format!("median {med:.1} ms, p90 {p90:.1} ms, max {max:.1} ms over {} moves\n", over.len()),
+        format!(
+            "median {med:.1} ms, p90 {p90:.1} ms, max {max:.1} ms over {} moves\n",
+            over.len()
+        ),
     );
     if med > 50.0 {
-        return Err(format!("a move and its answer took {med:.1} ms more than the engine's thinking (median)"));
+        return Err(format!(
+            "a move and its answer took {med:.1} ms more than the engine's thinking (median)"
+        ));
     }
     Ok(())
 }
 
 fn common_points() -> Vec<&'static str> {
     vec![
-        "a7", "d7", "g7", "b6", "d6", "f6", "c5", "d5", "e5", "a4", "b4", "c4", "e4", "f4", "g4", "c3",
-        "d3", "e3", "b2", "d2", "f2", "a1", "d1", "g1",
+        "a7", "d7", "g7", "b6", "d6", "f6", "c5", "d5", "e5", "a4", "b4", "c4", "e4", "f4", "g4",
+        "c3", "d3", "e3", "b2", "d2", "f2", "a1", "d1", "g1",
     ]
 }
 
@@ -375,9 +407,15 @@ async fn twelve_diagonal(c: &Client, s: &Server) -> R<()> {
     select(c, "black-player", "human").await?;
     select(c, "variant", "twelve").await?;
     click_id(c, "new-game").await?;
-    let snap = wait_for(c, "twelve", 10, |x| x["fen"].as_str().unwrap_or("").ends_with("w 12 12 0 1") && x["status"] == "your-move").await?;
+    let snap = wait_for(c, "twelve", 10, |x| {
+        x["fen"].as_str().unwrap_or("").ends_with("w 12 12 0 1") && x["status"] == "your-move"
+    })
+    .await?;
     if snap["lines"] != 20 {
-        return Err(format!("twelve draws {} lines, not 16 + 4 diagonals", snap["lines"]));
+        return Err(format!(
+            "twelve draws {} lines, not 16 + 4 diagonals",
+            snap["lines"]
+        ));
     }
     // A mill on the diagonal a7-b6-c5, with a removal.
     let mut played = Vec::new();
@@ -385,10 +423,17 @@ async fn twelve_diagonal(c: &Client, s: &Server) -> R<()> {
         enter_move(c, tok).await?;
         played.push(tok);
         let want = played.join(" ");
-        let snap = wait_for(c, &format!("move {tok}"), 10, |x| x["moves"] == want.as_str()).await;
+        let snap = wait_for(c, &format!("move {tok}"), 10, |x| {
+            x["moves"] == want.as_str()
+        })
+        .await;
         let snap = match snap {
             Ok(s) => s,
-            Err(e) if tok == "c5-d5" => return Err(format!("placing phase: c5-d5 must be refused, and was: {e}")),
+            Err(e) if tok == "c5-d5" => {
+                return Err(format!(
+                    "placing phase: c5-d5 must be refused, and was: {e}"
+                ))
+            }
             Err(e) => return Err(e),
         };
         check_board(&mut r, &snap, None)?;
@@ -413,7 +458,9 @@ async fn analysis_and_pgn(c: &Client, s: &Server) -> R<()> {
     open(c, s).await?;
     // A game record as mill-match writes it, from a set-up position.
     let start = ".../.../.../.B..../B../.W./..W w 7 7 0 3";
-    let moves = ["d1", "d3", "a1xd3", "d3", "e3", "e5", "g7", "g4", "a7", "d7"];
+    let moves = [
+        "d1", "d3", "a1xd3", "d3", "e3", "e5", "g7", "g4", "a7", "d7",
+    ];
     let pgn = format!(
         "[Event \"test\"]\n[Site \"millstone mill-match\"]\n[White \"a\"]\n[Black \"b\"]\n[Result \"*\"]\n[Variant \"nine\"]\n[Flying \"true\"]\n[SetUp \"1\"]\n[FEN \"{start}\"]\n\n3. {} {} 4. {} {} 5. {} {} 6. {} {} 7. {} {} *\n",
         moves[0], moves[1], moves[2], moves[3], moves[4], moves[5], moves[6], moves[7], moves[8], moves[9]
@@ -422,11 +469,21 @@ async fn analysis_and_pgn(c: &Client, s: &Server) -> R<()> {
     set_value(c, "pgn-text", &pgn).await?;
     click_id(c, "pgn-load").await?;
     let all = moves.join(" ");
-    let snap = wait_for(c, "the PGN", 10, |x| x["moves"] == all.as_str() && x["ply"] == "0").await?;
-    check_board(&mut r, &json!({"moves": "", "fen": snap["fen"], "engineFen": snap["engineFen"]}), Some(start))?;
+    let snap = wait_for(c, "the PGN", 10, |x| {
+        x["moves"] == all.as_str() && x["ply"] == "0"
+    })
+    .await?;
+    check_board(
+        &mut r,
+        &json!({"moves": "", "fen": snap["fen"], "engineFen": snap["engineFen"]}),
+        Some(start),
+    )?;
     for i in 1..=moves.len() {
         click_id(c, "nav-forward").await?;
-        let snap = wait_for(c, &format!("ply {i}"), 10, |x| x["ply"] == i.to_string().as_str()).await?;
+        let snap = wait_for(c, &format!("ply {i}"), 10, |x| {
+            x["ply"] == i.to_string().as_str()
+        })
+        .await?;
         let upto = moves[..i].join(" ");
         let want = r.query(&RefEngine::position(&upto, Some(start)), "fen");
         if snap["fen"] != want.as_str() {
@@ -438,25 +495,37 @@ async fn analysis_and_pgn(c: &Client, s: &Server) -> R<()> {
     // A click on the 6th move in the list.
     click_css(c, "#moves .mv[data-ply=\"6\"]").await?;
     let snap = wait_for(c, "ply 6", 10, |x| x["ply"] == "6").await?;
-    let want = r.query(&RefEngine::position(&moves[..6].join(" "), Some(start)), "fen");
+    let want = r.query(
+        &RefEngine::position(&moves[..6].join(" "), Some(start)),
+        "fen",
+    );
     if snap["fen"] != want.as_str() {
         return Err(format!("move list click: drawn {} but {want}", snap["fen"]));
     }
     // Analysis of that position: evaluation and lines appear and deepen.
     tab(c, "analysis").await?;
     click_id(c, "analyse").await?;
-    let first = wait_for(c, "analysis", 15, |x| x["depth"].as_u64().unwrap_or(0) >= 4 && x["pv"] == 3).await?;
+    let first = wait_for(c, "analysis", 15, |x| {
+        x["depth"].as_u64().unwrap_or(0) >= 4 && x["pv"] == 3
+    })
+    .await?;
     let e = first["eval"].as_str().unwrap_or("");
     if !(e.starts_with('+') || e.starts_with('−') || e.contains('M') || e.contains("TB")) {
         return Err(format!("odd evaluation text '{e}'"));
     }
     let d0 = first["depth"].as_u64().unwrap();
-    wait_for(c, "a deeper iteration", 20, |x| x["depth"].as_u64().unwrap_or(0) > d0).await?;
+    wait_for(c, "a deeper iteration", 20, |x| {
+        x["depth"].as_u64().unwrap_or(0) > d0
+    })
+    .await?;
     tokio::time::sleep(Duration::from_millis(600)).await;
     screenshot(c, "analysis").await;
     // Analysis follows the position: one step back, new lines.
     click_id(c, "nav-back").await?;
-    wait_for(c, "analysis at ply 5", 15, |x| x["ply"] == "5" && x["depth"].as_u64().unwrap_or(0) >= 3).await?;
+    wait_for(c, "analysis at ply 5", 15, |x| {
+        x["ply"] == "5" && x["depth"].as_u64().unwrap_or(0) >= 3
+    })
+    .await?;
     // A line clicked shows on the board; Esc returns.
     let before = snapshot(c).await?;
     click_css(c, "#pv-lines li").await?;
@@ -464,13 +533,24 @@ async fn analysis_and_pgn(c: &Client, s: &Server) -> R<()> {
     if shown["fen"] == before["fen"] {
         return Err("the line did not change the board".into());
     }
-    c.execute("document.dispatchEvent(new KeyboardEvent('keydown', {key: 'Escape'}))", vec![]).await.map_err(err)?;
-    wait_for(c, "back from the line (Esc)", 10, |x| x["preview"] == false && x["fen"] == before["fen"]).await?;
+    c.execute(
+        "document.dispatchEvent(new KeyboardEvent('keydown', {key: 'Escape'}))",
+        vec![],
+    )
+    .await
+    .map_err(err)?;
+    wait_for(c, "back from the line (Esc)", 10, |x| {
+        x["preview"] == false && x["fen"] == before["fen"]
+    })
+    .await?;
     // Once more, returning by a click on the board.
     click_css(c, "#pv-lines li").await?;
     wait_for(c, "the line again", 10, |x| x["preview"] == true).await?;
     click_point(c, "d1").await?;
-    wait_for(c, "back from the line (click)", 10, |x| x["preview"] == false && x["fen"] == before["fen"]).await?;
+    wait_for(c, "back from the line (click)", 10, |x| {
+        x["preview"] == false && x["fen"] == before["fen"]
+    })
+    .await?;
     Ok(())
 }
 
@@ -482,7 +562,10 @@ async fn set_position(c: &Client, s: &Server) -> R<()> {
     click_id(c, "fen-set").await?;
     let snap = wait_for(c, "the set-up position", 10, |x| x["fen"] == fen).await?;
     let drawn: u64 = c
-        .execute("return document.querySelectorAll('#board [data-piece]').length", vec![])
+        .execute(
+            "return document.querySelectorAll('#board [data-piece]').length",
+            vec![],
+        )
         .await
         .map_err(err)?
         .as_u64()
@@ -491,9 +574,17 @@ async fn set_position(c: &Client, s: &Server) -> R<()> {
         return Err(format!("{drawn} pieces drawn, the string has 13: {snap}"));
     }
     // A bad string is refused with a message and changes nothing.
-    set_value(c, "fen-input", "WWWWWWWWW/.../.../....../.../.../... w 9 9 0 1").await?;
+    set_value(
+        c,
+        "fen-input",
+        "WWWWWWWWW/.../.../....../.../.../... w 9 9 0 1",
+    )
+    .await?;
     click_id(c, "fen-set").await?;
-    let snap = wait_for(c, "the refusal", 10, |x| !x["error"].as_str().unwrap_or("").is_empty()).await?;
+    let snap = wait_for(c, "the refusal", 10, |x| {
+        !x["error"].as_str().unwrap_or("").is_empty()
+    })
+    .await?;
     if snap["fen"] != fen {
         return Err("a refused string changed the board".into());
     }
@@ -507,7 +598,12 @@ async fn browser_plays_and_analyses() {
     };
     let s = Server::with_millstone(&[]);
     let mut failures = Vec::new();
-    for name in ["full_game", "twelve_diagonal", "analysis_and_pgn", "set_position"] {
+    for name in [
+        "full_game",
+        "twelve_diagonal",
+        "analysis_and_pgn",
+        "set_position",
+    ] {
         let t = Instant::now();
         let r = match name {
             "full_game" => full_game(&c, &s).await,
@@ -516,7 +612,10 @@ async fn browser_plays_and_analyses() {
             _ => set_position(&c, &s).await,
         };
         match r {
-            Ok(()) => println!("browser scenario {name}: ok in {:.1} s", t.elapsed().as_secs_f64()),
+            Ok(()) => println!(
+                "browser scenario {name}: ok in {:.1} s",
+                t.elapsed().as_secs_f64()
+            ),
             Err(e) => {
                 screenshot(&c, &format!("failure-{name}")).await;
                 println!("browser scenario {name}: FAILED: {e}");
@@ -525,7 +624,16 @@ async fn browser_plays_and_analyses() {
         }
     }
     let _ = c.close().await;
-    assert!(failures.is_empty(), "browser scenarios failed (screenshots in {}):\n{}", screens().display(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "browser scenarios failed (screenshots in {}):\n{}",
+        screens().display(),
+        failures.join("\n")
+    );
     // The marker .ci/run checks: the browser tests ran and passed.
-    std::fs::write(bin_dir().parent().unwrap().join("gui-browser-tests.ok"), "ok\n").unwrap();
+    std::fs::write(
+        bin_dir().parent().unwrap().join("gui-browser-tests.ok"),
+        "ok\n",
+    )
+    .unwrap();
 }

@@ -65,7 +65,11 @@ async fn engine_is_killed_when_its_socket_closes() {
     assert_eq!(st["legal"].as_array().unwrap().len(), 24);
     assert!(alive(pid));
     // Start a search, then drop the socket without a close frame.
-    send(&mut ws, json!({"type": "analyse", "on": true, "multipv": 2})).await;
+    send(
+        &mut ws,
+        json!({"type": "analyse", "on": true, "multipv": 2}),
+    )
+    .await;
     next_of(&mut ws, "info", 10).await;
     drop(ws);
     wait_dead(pid).await;
@@ -203,7 +207,10 @@ async fn hostile_requests_are_refused() {
         json!({"type": "load_jsonl", "line": "{\"variant\":\"nine\"}"}).to_string(),
         json!({"type": "preview", "moves": ["d6", "go infinite"]}).to_string(),
         json!({"type": "new_game", "variant": "chess", "flying": true}).to_string(),
-        format!("{{\"type\":\"load_pgn\",\"text\":\"{}\"}}", "1".repeat(300_000)),
+        format!(
+            "{{\"type\":\"load_pgn\",\"text\":\"{}\"}}",
+            "1".repeat(300_000)
+        ),
     ];
     for b in &bad {
         send_text(&mut ws, b.clone()).await;
@@ -212,7 +219,11 @@ async fn hostile_requests_are_refused() {
     }
     assert!(alive(pid), "the engine survived");
     // Still usable, and the position untouched.
-    send(&mut ws, json!({"type": "set_players", "white": "human", "black": "human"})).await;
+    send(
+        &mut ws,
+        json!({"type": "set_players", "white": "human", "black": "human"}),
+    )
+    .await;
     let st = next_of(&mut ws, "state", 10).await;
     assert_eq!(st["moves"], json!([]));
     send(&mut ws, json!({"type": "move", "token": "D6"})).await;
@@ -223,7 +234,11 @@ async fn hostile_requests_are_refused() {
     let st = next_of(&mut ws, "state", 10).await;
     assert_eq!(st["cursor"], 1);
     // Setting a real option within its range works.
-    send(&mut ws, json!({"type": "set_option", "name": "hash", "value": "8"})).await;
+    send(
+        &mut ws,
+        json!({"type": "set_option", "name": "hash", "value": "8"}),
+    )
+    .await;
     send(&mut ws, json!({"type": "ping"})).await;
     next_of(&mut ws, "pong", 10).await;
 }
@@ -249,7 +264,11 @@ async fn engine_plays_review_and_pgn() {
     let mut ws = connect(&s).await;
     next_of(&mut ws, "hello", 10).await;
     next_of(&mut ws, "state", 10).await;
-    send(&mut ws, json!({"type": "set_limit", "limit": {"kind": "depth", "depth": 3}})).await;
+    send(
+        &mut ws,
+        json!({"type": "set_limit", "limit": {"kind": "depth", "depth": 3}}),
+    )
+    .await;
     next_of(&mut ws, "state", 10).await;
     send(&mut ws, json!({"type": "move", "token": "d6"})).await;
     // Our move, then the engine's.
@@ -266,7 +285,10 @@ async fn engine_plays_review_and_pgn() {
     send(&mut ws, json!({"type": "export_pgn"})).await;
     let pgn = next_of(&mut ws, "pgn", 10).await;
     let text = pgn["text"].as_str().unwrap();
-    assert!(text.contains("[Variant \"nine\"]") && text.contains("1. d6 "), "{text}");
+    assert!(
+        text.contains("[Variant \"nine\"]") && text.contains("1. d6 "),
+        "{text}"
+    );
     // Review marks nothing worse than the engine's own moves at depth 3 or so; just check it runs.
     send(&mut ws, json!({"type": "review", "movetime": 30})).await;
     next_of(&mut ws, "review_progress", 10).await;
@@ -286,7 +308,11 @@ async fn clock_runs_out_and_loses_on_time() {
     let mut ws = connect(&s).await;
     next_of(&mut ws, "hello", 10).await;
     next_of(&mut ws, "state", 10).await;
-    send(&mut ws, json!({"type": "set_players", "white": "human", "black": "human"})).await;
+    send(
+        &mut ws,
+        json!({"type": "set_players", "white": "human", "black": "human"}),
+    )
+    .await;
     next_of(&mut ws, "state", 10).await;
     send(
         &mut ws,

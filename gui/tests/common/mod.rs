@@ -41,7 +41,10 @@ impl Server {
             cmd.arg("--engine").args(engine);
         }
         let mut child = cmd
-            .env("RUST_LOG", std::env::var("RUST_LOG").unwrap_or("warn".into()))
+            .env(
+                "RUST_LOG",
+                std::env::var("RUST_LOG").unwrap_or("warn".into()),
+            )
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()
