@@ -116,12 +116,12 @@ pub fn parse_pgn(text: &str) -> Result<Loaded, String> {
     let mut moves = Vec::new();
     let mut result_in_text = None;
     for w in clean.split_whitespace() {
-        let w = w.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.');
-        if w.is_empty() {
-            continue;
-        }
         if check_result(w) || w == "*" {
             result_in_text = Some(w.to_string());
+            continue;
+        }
+        let w = w.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.');
+        if w.is_empty() {
             continue;
         }
         let w = w.to_ascii_lowercase();
@@ -393,8 +393,8 @@ mod tests {
     fn mills() {
         let m = mills_from_fen("WWW/.../.../....../.../.../BBB w 6 6 0 4", false);
         assert_eq!(m, vec!["a7", "d7", "g7", "a1", "d1", "g1"]);
-        let m = mills_from_fen("W../.W./..W/....../.../.../... b 9 12 0 2", true);
+        let m = mills_from_fen("W../W../W../....../.../.../... b 9 10 0 3", true);
         assert_eq!(m, vec!["a7", "b6", "c5"]);
-        assert!(mills_from_fen("W../.W./..W/....../.../.../... b 9 12 0 2", false).is_empty());
+        assert!(mills_from_fen("W../W../W../....../.../.../... b 9 10 0 3", false).is_empty());
     }
 }

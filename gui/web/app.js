@@ -310,7 +310,7 @@ function whiteCp(s) {
 
 function render() {
   if (!state) return;
-  app.dataset.status = state.preview ? "preview" : state.thinking ? "thinking"
+  app.dataset.status = state.preview ? "preview" : state.review ? "review" : state.thinking ? "thinking"
     : (state.end && state.cursor === state.moves.length) ? "over" : state.legal.length ? "your-move" : "waiting";
   renderBoard();
   renderCards();
