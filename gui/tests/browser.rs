@@ -553,6 +553,15 @@ async fn analysis_and_pgn(c: &Client, s: &Server) -> R<()> {
         x["preview"] == false && x["fen"] == before["fen"]
     })
     .await?;
+    // A review of the loaded game: every position gets a score on the graph.
+    tab(c, "review").await?;
+    set_value(c, "review-time", "0.05").await?;
+    click_id(c, "review-start").await?;
+    wait_for(c, "the review", 40, |x| {
+        x["graphPoints"] == 11 && x["status"] != "review"
+    })
+    .await?;
+    screenshot(c, "review").await;
     Ok(())
 }
 

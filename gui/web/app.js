@@ -576,6 +576,7 @@ function renderStatus() {
 function renderReview(r) {
   const bar = $("review-bar");
   if (!r) {
+    if (bar.dataset.done) bar.style.width = "100%";
     if (state && state.marks) {
       const c = { inaccuracy: 0, mistake: 0, blunder: 0 };
       for (const m of state.marks) c[m.kind]++;
