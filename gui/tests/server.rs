@@ -337,3 +337,48 @@ async fn clock_runs_out_and_loses_on_time() {
     send(&mut ws, json!({"type": "move", "token": "d6"})).await;
     next_of(&mut ws, "error", 10).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn engine_against_engine_with_tables_dir() {
+    let dir = common::bin_dir().join("gui-test-tables");
+    std::fs::create_dir_all(&dir).unwrap();
+    let s = Server::with_millstone(&["--tables", dir.to_str().unwrap()]);
+    let mut ws = connect(&s).await;
+    let hello = next_of(&mut ws, "hello", 10).await;
+    assert_eq!(hello["tables"], true);
+    // TablePath is the server's: the page is not offered it.
+    let names: Vec<&str> = hello["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        !names.contains(&"TablePath") && names.contains(&"Hash"),
+        "{names:?}"
+    );
+    let says = next_of(&mut ws, "engine_says", 10).await;
+    assert!(
+        says["text"].as_str().unwrap().contains("endgame tables"),
+        "{says}"
+    );
+    send(
+        &mut ws,
+        json!({"type": "set_limit", "limit": {"kind": "depth", "depth": 1}}),
+    )
+    .await;
+    send(
+        &mut ws,
+        json!({"type": "set_players", "white": "engine", "black": "engine"}),
+    )
+    .await;
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        assert!(Instant::now() < deadline, "the engines did not play on");
+        let st = next_of(&mut ws, "state", 30).await;
+        if st["moves"].as_array().unwrap().len() >= 8 {
+            assert_eq!(st["legal"], json!([]), "no input while engines play");
+            break;
+        }
+    }
+}
