@@ -443,7 +443,15 @@ async fn twelve_diagonal(c: &Client, s: &Server) -> R<()> {
             break;
         }
     }
-    // A slide along a diagonal in the moving phase, from a position string.
+    // Flipped, the board shows the same position (and a click still names the right point).
+    let before = snapshot(c).await?;
+    click_id(c, "flip").await?;
+    screenshot(c, "twelve-flipped").await;
+    let flipped = snapshot(c).await?;
+    if flipped["fen"] != before["fen"] {
+        return Err(format!("flipping changed the board: {}", flipped["fen"]));
+    }
+    // A slide along a diagonal in the moving phase, from a position string (still flipped).
     let fen = ".WW/.../.../B...WB/.../..B/W.. w 0 0 0 30";
     tab(c, "records").await?;
     set_value(c, "fen-input", fen).await?;
@@ -452,6 +460,8 @@ async fn twelve_diagonal(c: &Client, s: &Server) -> R<()> {
     enter_move(c, "a1-b2").await?;
     let snap = wait_for(c, "a1-b2", 10, |x| x["moves"] == "a1-b2").await?;
     check_board(&mut r, &snap, Some(fen))?;
+    tab(c, "play").await?;
+    click_id(c, "flip").await?;
     Ok(())
 }
 

@@ -115,7 +115,7 @@ export class Board {
       const [x] = this.xy(file + "1");
       const [, y] = this.xy("a" + rank);
       const fy = this.flipped ? 34 : SIZE - 18;
-      const rx = this.flipped ? SIZE - 30 : 30;
+      const rx = this.flipped ? SIZE - 24 : 24;
       el("text", { x, y: fy, class: "coord" }, this.gCoords).textContent = file;
       el("text", { x: rx, y: y + 6, class: "coord" }, this.gCoords).textContent = rank;
     }
