@@ -107,6 +107,9 @@ impl From<EngineError> for Failure {
 
 type Res<T> = Result<T, Failure>;
 
+/// How often a running infinite search is checked with `isready`.
+const PING_EVERY: Duration = Duration::from_secs(10);
+
 fn bad<T>(msg: impl Into<String>) -> Res<T> {
     Err(Failure::Bad(msg.into()))
 }
@@ -153,6 +156,8 @@ pub struct Session {
     paused: bool,
     has_mills_query: bool,
     restarts: Vec<Instant>,
+    /// When a long search was last checked with `isready`.
+    ping_at: Instant,
 }
 
 fn msg(v: Value) -> String {
@@ -192,6 +197,7 @@ impl Session {
             paused: false,
             has_mills_query: true,
             restarts: Vec::new(),
+            ping_at: Instant::now(),
         }
     }
 
@@ -381,7 +387,9 @@ impl Session {
                 let mt = self.review.as_ref().map_or(1000, |r| r.movetime);
                 take(*started + Duration::from_millis(mt) + Duration::from_secs(10))
             }
-            _ => {}
+            // An infinite search is asked `isready` now and then: a hung engine shows.
+            Search::Analysis => take(self.ping_at + PING_EVERY),
+            Search::Idle => {}
         }
         d
     }
@@ -427,6 +435,15 @@ impl Session {
                 self.search = Search::Idle;
                 return self.after_change().await;
             }
+        }
+        if self.search == Search::Analysis && self.ping_at + PING_EVERY <= now {
+            self.ping_at = now;
+            if let Some(e) = self.engine.as_mut() {
+                if let Err(err) = e.sync(&[]).await {
+                    self.fail(err.into()).await;
+                }
+            }
+            return;
         }
         if matches!(self.search, Search::Play { .. } | Search::Review { .. }) {
             let err = EngineError::Hung("no bestmove long after the time for the move".into());
@@ -925,6 +942,7 @@ impl Session {
             self.set_multipv(self.multipv).await?;
             self.go("infinite".into()).await?;
             self.search = Search::Analysis;
+            self.ping_at = Instant::now();
         }
         Ok(())
     }
