@@ -859,6 +859,11 @@ impl Session {
         if self.engine.is_none() {
             return self.send_state();
         }
+        // A search of the position before the change ends first (its lines are dropped).
+        if let Err(f) = self.stop_all().await {
+            self.send_state();
+            return self.fail(f).await;
+        }
         if let Err(f) = self.refresh().await {
             self.send_state();
             return self.fail(f).await;

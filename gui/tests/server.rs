@@ -382,3 +382,51 @@ async fn engine_against_engine_with_tables_dir() {
         }
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn analysis_follows_the_position() {
+    let s = Server::with_millstone(&[]);
+    let mut ws = connect(&s).await;
+    next_of(&mut ws, "hello", 10).await;
+    next_of(&mut ws, "state", 10).await;
+    send(
+        &mut ws,
+        json!({"type": "set_players", "white": "human", "black": "human"}),
+    )
+    .await;
+    send(
+        &mut ws,
+        json!({"type": "analyse", "on": true, "multipv": 2}),
+    )
+    .await;
+    let i = next_of(&mut ws, "info", 10).await;
+    assert_eq!(i["source"], "analysis");
+    // A change that is not a move keeps the analysis going.
+    send(
+        &mut ws,
+        json!({"type": "set_limit", "limit": {"kind": "depth", "depth": 5}}),
+    )
+    .await;
+    next_of(&mut ws, "state", 10).await;
+    next_of(&mut ws, "info", 10).await;
+    // A move: the lines that follow are of the new position (Black to move).
+    send(&mut ws, json!({"type": "move", "token": "d6"})).await;
+    let st = next_of(&mut ws, "state", 10).await;
+    assert_eq!(st["moves"], json!(["d6"]));
+    let i = next_of(&mut ws, "info", 10).await;
+    assert_eq!(i["white_to_move"], false);
+    let pv0 = i["info"]["pv"][0].as_str().unwrap().to_string();
+    assert!(
+        st["legal"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m == pv0.as_str()),
+        "{pv0} is a legal move of the new position"
+    );
+    // Back to the start: analysis follows.
+    send(&mut ws, json!({"type": "goto", "ply": 0})).await;
+    next_of(&mut ws, "state", 10).await;
+    let i = next_of(&mut ws, "info", 10).await;
+    assert_eq!(i["white_to_move"], true);
+}
