@@ -1,0 +1,1406 @@
+//! One browser tab: its engine process, its game, and the requests of its page.
+//!
+//! The page sends typed JSON requests; this side checks each of them and composes every
+//! engine command itself. The game record lives here; the page draws what it is sent.
+
+use crate::engine::{parse_info, Engine, EngineError, Info, Score};
+use crate::records::{self, cut, mills_from_fen, Export, Loaded};
+use crate::validate::{is_fen, is_move_token, normalise_fen, MAX_REQUEST};
+use axum::extract::ws::{Message, WebSocket};
+use futures_util::{SinkExt, StreamExt};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// What the server was started with.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub engine: Vec<String>,
+    pub tables: Option<String>,
+    pub max_engines: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Player {
+    Human,
+    Engine,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum Limit {
+    Movetime { ms: u64 },
+    Depth { depth: u64 },
+    Clock { base_ms: u64, inc_ms: u64 },
+}
+
+/// A request from the page.
+#[derive(Debug, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Request {
+    NewGame { variant: String, flying: bool },
+    Move { token: String },
+    Goto { ply: usize },
+    Takeback,
+    Resign,
+    SetFen { fen: String },
+    LoadPgn { text: String },
+    LoadJsonl { line: String },
+    ExportPgn,
+    SetPlayers { white: Player, black: Player },
+    SetLimit { limit: Limit },
+    SetOption { name: String, value: Option<String> },
+    Analyse { on: bool, multipv: u64 },
+    Preview { moves: Vec<String> },
+    PreviewEnd,
+    Review { movetime: u64 },
+    ReviewStop,
+    Go,
+    Ping,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Search {
+    Idle,
+    Play { started: Instant, limit_ms: u64 },
+    Analysis,
+    Review { index: usize, started: Instant },
+}
+
+#[derive(Debug, Clone, Default)]
+struct PosInfo {
+    fen: String,
+    legal: Vec<String>,
+    gameover: bool,
+    result: String,
+    reason: String,
+    white_to_move: bool,
+    mills: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+struct Mark {
+    ply: usize,
+    kind: &'static str,
+    best: Option<String>,
+    drop: i64,
+}
+
+struct Review {
+    movetime: u64,
+    results: Vec<Option<(Score, String)>>,
+}
+
+/// Why a request failed: the page's fault (a message for it) or the engine's.
+enum Failure {
+    Bad(String),
+    Engine(EngineError),
+}
+
+impl From<EngineError> for Failure {
+    fn from(e: EngineError) -> Self {
+        Failure::Engine(e)
+    }
+}
+
+type Res<T> = Result<T, Failure>;
+
+/// How often a running infinite search is checked with `isready`.
+const PING_EVERY: Duration = Duration::from_secs(10);
+
+fn bad<T>(msg: impl Into<String>) -> Res<T> {
+    Err(Failure::Bad(msg.into()))
+}
+
+/// The options the page sets through its own controls or never (the server's choice).
+const RESERVED_OPTIONS: [&str; 5] = [
+    "UCI_Variant",
+    "Flying",
+    "MultiPV",
+    "TablePath",
+    "UCI_ShowWDL",
+];
+
+pub struct Session {
+    cfg: Arc<Config>,
+    engine: Option<Engine>,
+    outbox: Option<tokio::sync::mpsc::UnboundedSender<String>>,
+    variant: String,
+    flying: bool,
+    start_fen: String,
+    startpos_fen: String,
+    moves: Vec<String>,
+    cursor: usize,
+    /// Per position 0..=len: a score from White's point of view, if known.
+    evals: Vec<Option<Score>>,
+    marks: Vec<Mark>,
+    pos: PosInfo,
+    /// The result at the end of the move list, when over: by the rules or by resign/time.
+    end_rules: Option<(String, String)>,
+    end_forced: Option<(String, String)>,
+    players: [Player; 2],
+    limit: Limit,
+    clocks: [i64; 2],
+    turn_start: Instant,
+    search: Search,
+    last_info: Option<Info>,
+    last_think_ms: Option<u64>,
+    analysis_on: bool,
+    multipv: u64,
+    engine_multipv: u64,
+    option_values: Vec<(String, String)>,
+    preview: bool,
+    review: Option<Review>,
+    paused: bool,
+    has_mills_query: bool,
+    restarts: Vec<Instant>,
+    /// When a long search was last checked with `isready`.
+    ping_at: Instant,
+}
+
+fn msg(v: Value) -> String {
+    v.to_string()
+}
+
+impl Session {
+    pub fn new(cfg: Arc<Config>) -> Session {
+        Session {
+            cfg,
+            engine: None,
+            outbox: None,
+            variant: "nine".into(),
+            flying: true,
+            start_fen: String::new(),
+            startpos_fen: String::new(),
+            moves: Vec::new(),
+            cursor: 0,
+            evals: vec![None],
+            marks: Vec::new(),
+            pos: PosInfo::default(),
+            end_rules: None,
+            end_forced: None,
+            players: [Player::Human, Player::Engine],
+            limit: Limit::Movetime { ms: 1000 },
+            clocks: [0, 0],
+            turn_start: Instant::now(),
+            search: Search::Idle,
+            last_info: None,
+            last_think_ms: None,
+            analysis_on: false,
+            multipv: 1,
+            engine_multipv: 1,
+            option_values: Vec::new(),
+            preview: false,
+            review: None,
+            paused: false,
+            has_mills_query: true,
+            restarts: Vec::new(),
+            ping_at: Instant::now(),
+        }
+    }
+
+    /// Sends a message to the page at once (a writer task owns the socket's sending half).
+    fn push(&mut self, v: Value) {
+        if let Some(o) = &self.outbox {
+            let _ = o.send(msg(v));
+        }
+    }
+
+    fn error(&mut self, text: impl Into<String>) {
+        let text = text.into();
+        log::info!("request refused: {text}");
+        self.push(json!({"type": "error", "message": text}));
+    }
+
+    fn eng(&mut self) -> Res<&mut Engine> {
+        match self.engine.as_mut() {
+            Some(e) => Ok(e),
+            None => bad("no engine is running"),
+        }
+    }
+
+    /// The main loop of the tab.
+    pub async fn run(mut self, socket: WebSocket) {
+        let (mut sink, mut stream) = socket.split();
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<String>();
+        self.outbox = Some(tx);
+        let writer = tokio::spawn(async move {
+            while let Some(m) = rx.recv().await {
+                if sink.send(Message::Text(m.into())).await.is_err() {
+                    break;
+                }
+            }
+            let _ = sink.close().await;
+        });
+        if let Err(e) = self.start_engine().await {
+            self.push(json!({"type": "fatal", "message": e.to_string()}));
+            self.outbox = None;
+            let _ = writer.await;
+            return;
+        }
+        if let Err(f) = self.reset_game("nine", true, None).await {
+            self.fail(f).await;
+        }
+        self.after_change().await;
+        loop {
+            if writer.is_finished() {
+                break;
+            }
+            let deadline = self.deadline();
+            tokio::select! {
+                m = stream.next() => match m {
+                    Some(Ok(Message::Text(t))) => self.on_text(t.as_str()).await,
+                    Some(Ok(Message::Binary(_))) => self.error("binary messages are not understood"),
+                    Some(Ok(Message::Close(_))) | None | Some(Err(_)) => break,
+                    Some(Ok(_)) => {}
+                },
+                line = recv_line(&mut self.engine) => self.on_engine_line(line).await,
+                _ = sleep_until(deadline) => self.on_deadline().await,
+            }
+        }
+        self.close().await;
+        self.outbox = None;
+        writer.abort();
+    }
+
+    async fn close(&mut self) {
+        if let Some(e) = self.engine.take() {
+            e.shutdown().await;
+        }
+    }
+
+    async fn start_engine(&mut self) -> Result<(), EngineError> {
+        let mut e = Engine::start(&self.cfg.engine).await?;
+        let mut cmds = Vec::new();
+        if e.option("UCI_ShowWDL").is_some() {
+            cmds.push("setoption name UCI_ShowWDL value true".to_string());
+        }
+        if let (Some(dir), Some(o)) = (&self.cfg.tables, e.option("TablePath")) {
+            cmds.push(format!("setoption name {} value {}", o.name, dir));
+        }
+        for (n, v) in &self.option_values {
+            cmds.push(format!("setoption name {n} value {v}"));
+        }
+        for a in e.sync(&cmds).await? {
+            log::warn!("engine refused a setting: {a}");
+        }
+        self.engine_multipv = 1;
+        let options: Vec<_> = e
+            .options
+            .iter()
+            .filter(|o| {
+                !RESERVED_OPTIONS
+                    .iter()
+                    .any(|r| r.eq_ignore_ascii_case(&o.name))
+                    && o.kind != "string"
+            })
+            .cloned()
+            .collect();
+        let variants = e
+            .option("UCI_Variant")
+            .map(|o| o.vars.clone())
+            .unwrap_or_else(|| vec!["nine".into()]);
+        self.push(json!({
+            "type": "hello",
+            "engine": {"name": e.name, "pid": e.pid},
+            "options": options,
+            "variants": variants,
+            "flying_option": e.option("Flying").is_some(),
+            "tables": self.cfg.tables.is_some() && e.option("TablePath").is_some(),
+        }));
+        self.has_mills_query = true;
+        self.engine = Some(e);
+        Ok(())
+    }
+
+    /// The engine crashed or hung: report it, start a new one, put it where the old one was.
+    async fn fail(&mut self, f: Failure) {
+        let err = match f {
+            Failure::Bad(m) => return self.error(m),
+            Failure::Engine(e) => e,
+        };
+        log::warn!("{err}");
+        if let Some(e) = self.engine.take() {
+            e.shutdown().await;
+        }
+        // A search for the engine's move (or its `go`) failed: do not ask again on its own.
+        let was_playing = matches!(self.search, Search::Play { .. }) || self.engine_to_move();
+        self.search = Search::Idle;
+        self.review = None;
+        self.preview = false;
+        let now = Instant::now();
+        self.restarts
+            .retain(|t| now.duration_since(*t) < Duration::from_secs(60));
+        let kind = if matches!(err, EngineError::Hung(_)) {
+            "hung"
+        } else {
+            "crashed"
+        };
+        if self.restarts.len() >= 5 {
+            self.push(json!({"type": "engine_status", "status": "dead",
+                "message": format!("{err}; it failed 5 times in a minute and is not restarted again (reload the page to try again)")}));
+            return;
+        }
+        self.restarts.push(now);
+        self.push(json!({"type": "engine_status", "status": kind,
+            "message": format!("{err}; restarting it")}));
+        match self.start_engine().await {
+            Ok(()) => {
+                if was_playing {
+                    self.paused = true;
+                }
+                let (v, fl) = (self.variant.clone(), self.flying);
+                match self.apply_rules(&v, fl).await {
+                    Ok(()) => {}
+                    Err(Failure::Engine(e)) => {
+                        self.push(json!({"type": "engine_status", "status": "dead", "message": e.to_string()}));
+                        self.engine = None;
+                        return;
+                    }
+                    Err(Failure::Bad(m)) => self.error(m),
+                }
+                self.push(json!({"type": "engine_status", "status": "restarted",
+                    "message": if was_playing { "the engine was restarted; press Go to let it move" } else { "the engine was restarted" }}));
+                Box::pin(self.after_change()).await;
+            }
+            Err(e) => {
+                self.push(
+                    json!({"type": "engine_status", "status": "dead", "message": e.to_string()}),
+                );
+            }
+        }
+    }
+
+    fn deadline(&self) -> Option<Instant> {
+        let mut d: Option<Instant> = None;
+        let mut take = |t: Instant| d = Some(d.map_or(t, |x: Instant| x.min(t)));
+        if let Some(side) = self.clock_side() {
+            take(self.turn_start + Duration::from_millis(self.clocks[side].max(0) as u64));
+        }
+        match &self.search {
+            Search::Play { started, limit_ms } => {
+                take(*started + Duration::from_millis(*limit_ms) + Duration::from_secs(10))
+            }
+            Search::Review { started, .. } => {
+                let mt = self.review.as_ref().map_or(1000, |r| r.movetime);
+                take(*started + Duration::from_millis(mt) + Duration::from_secs(10))
+            }
+            // An infinite search is asked `isready` now and then: a hung engine shows.
+            Search::Analysis => take(self.ping_at + PING_EVERY),
+            Search::Idle => {}
+        }
+        d
+    }
+
+    /// The side whose clock runs (0 White, 1 Black).
+    fn clock_side(&self) -> Option<usize> {
+        if !matches!(self.limit, Limit::Clock { .. }) || self.game_over_at_end() {
+            return None;
+        }
+        if self.cursor == self.moves.len() {
+            Some(if self.pos.white_to_move { 0 } else { 1 })
+        } else {
+            self.side_at(self.moves.len())
+        }
+    }
+
+    fn side_at(&self, ply: usize) -> Option<usize> {
+        let start_white = self.start_fen.split(' ').nth(1) != Some("b");
+        let white = start_white ^ (ply % 2 == 1);
+        Some(if white { 0 } else { 1 })
+    }
+
+    fn game_over_at_end(&self) -> bool {
+        self.end_forced.is_some() || self.end_rules.is_some()
+    }
+
+    fn clock_elapsed(&self) -> i64 {
+        self.turn_start.elapsed().as_millis() as i64
+    }
+
+    async fn on_deadline(&mut self) {
+        let now = Instant::now();
+        if let Some(side) = self.clock_side() {
+            if self.turn_start + Duration::from_millis(self.clocks[side].max(0) as u64) <= now {
+                self.clocks[side] = 0;
+                let result = if side == 0 { "0-1" } else { "1-0" };
+                self.end_forced = Some((result.into(), "timeout".into()));
+                if let Some(e) = self.engine.as_mut() {
+                    if let Err(err) = e.stop().await {
+                        return self.fail(err.into()).await;
+                    }
+                }
+                self.search = Search::Idle;
+                return self.after_change().await;
+            }
+        }
+        if self.search == Search::Analysis && self.ping_at + PING_EVERY <= now {
+            self.ping_at = now;
+            if let Some(e) = self.engine.as_mut() {
+                if let Err(err) = e.sync(&[]).await {
+                    self.fail(err.into()).await;
+                }
+            }
+            return;
+        }
+        if matches!(self.search, Search::Play { .. } | Search::Review { .. }) {
+            let err = EngineError::Hung("no bestmove long after the time for the move".into());
+            self.fail(err.into()).await;
+        }
+    }
+
+    async fn on_text(&mut self, text: &str) {
+        if text.len() > MAX_REQUEST {
+            return self.error(format!(
+                "request of {} bytes refused (the limit is {MAX_REQUEST})",
+                text.len()
+            ));
+        }
+        let req: Request = match serde_json::from_str(text) {
+            Ok(r) => r,
+            Err(e) => return self.error(format!("bad request: {}", cut(&e.to_string()))),
+        };
+        log::debug!("request {req:?}");
+        let r = self.handle(req).await;
+        if let Err(f) = r {
+            self.fail(f).await;
+        }
+    }
+
+    async fn handle(&mut self, req: Request) -> Res<()> {
+        match req {
+            Request::Ping => {
+                self.push(json!({"type": "pong"}));
+                Ok(())
+            }
+            Request::NewGame { variant, flying } => {
+                self.stop_all().await?;
+                self.reset_game(&variant, flying, None).await?;
+                self.after_change().await;
+                Ok(())
+            }
+            Request::Move { token } => self.human_move(token).await,
+            Request::Goto { ply } => {
+                if self.review.is_some() {
+                    return bad("a review is running; stop it first");
+                }
+                if matches!(self.search, Search::Play { .. }) {
+                    return bad("the engine is thinking; wait for its move");
+                }
+                self.stop_all().await?;
+                self.preview = false;
+                self.cursor = ply.min(self.moves.len());
+                self.after_change().await;
+                Ok(())
+            }
+            Request::Takeback => self.takeback().await,
+            Request::Resign => {
+                if self.game_over_at_end() || self.moves.len() != self.cursor {
+                    return bad("there is no game going on at this position to resign");
+                }
+                let side = match self.players {
+                    [Player::Human, Player::Engine] => 0,
+                    [Player::Engine, Player::Human] => 1,
+                    _ => self.side_at(self.moves.len()).unwrap_or(0),
+                };
+                self.stop_all().await?;
+                let result = if side == 0 { "0-1" } else { "1-0" };
+                self.end_forced = Some((result.into(), "resign".into()));
+                self.after_change().await;
+                Ok(())
+            }
+            Request::SetFen { fen } => {
+                let fen = normalise_fen(&fen);
+                if !is_fen(&fen) {
+                    return bad(format!("'{}' is not a position string", cut(&fen)));
+                }
+                self.stop_all().await?;
+                let (v, f) = (self.variant.clone(), self.flying);
+                self.reset_game(&v, f, Some(fen)).await?;
+                self.after_change().await;
+                Ok(())
+            }
+            Request::LoadPgn { text } => match records::parse_pgn(&text) {
+                Ok(g) => self.load(g).await,
+                Err(e) => bad(format!("PGN: {e}")),
+            },
+            Request::LoadJsonl { line } => match records::parse_jsonl(&line) {
+                Ok(g) => self.load(g).await,
+                Err(e) => bad(format!("JSONL: {e}")),
+            },
+            Request::ExportPgn => {
+                let name = |p: Player, e: &Option<Engine>| match p {
+                    Player::Human => "Human".to_string(),
+                    Player::Engine => e.as_ref().map_or("engine".into(), |e| e.name.clone()),
+                };
+                let (result, reason) = self
+                    .end_forced
+                    .clone()
+                    .or(self.end_rules.clone())
+                    .unwrap_or(("*".into(), String::new()));
+                let white = name(self.players[0], &self.engine);
+                let black = name(self.players[1], &self.engine);
+                let text = records::to_pgn(&Export {
+                    variant: &self.variant,
+                    flying: self.flying,
+                    start_fen: &self.start_fen,
+                    is_standard_start: self.start_fen == self.startpos_fen,
+                    moves: &self.moves,
+                    white: &white,
+                    black: &black,
+                    result: &result,
+                    reason: &reason,
+                    date: today(),
+                });
+                self.push(json!({"type": "pgn", "text": text}));
+                Ok(())
+            }
+            Request::SetPlayers { white, black } => {
+                if matches!(self.search, Search::Play { .. }) {
+                    self.stop_all().await?;
+                }
+                self.players = [white, black];
+                self.paused = false;
+                self.after_change().await;
+                Ok(())
+            }
+            Request::SetLimit { limit } => {
+                let limit = match limit {
+                    Limit::Movetime { ms } => Limit::Movetime {
+                        ms: ms.clamp(10, 600_000),
+                    },
+                    Limit::Depth { depth } => Limit::Depth {
+                        depth: depth.clamp(1, 100),
+                    },
+                    Limit::Clock { base_ms, inc_ms } => Limit::Clock {
+                        base_ms: base_ms.clamp(1000, 36_000_000),
+                        inc_ms: inc_ms.min(600_000),
+                    },
+                };
+                if matches!(self.search, Search::Play { .. }) {
+                    self.stop_all().await?;
+                }
+                self.limit = limit;
+                if let Limit::Clock { base_ms, .. } = limit {
+                    self.clocks = [base_ms as i64, base_ms as i64];
+                    self.turn_start = Instant::now();
+                }
+                self.after_change().await;
+                Ok(())
+            }
+            Request::SetOption { name, value } => self.set_option(name, value).await,
+            Request::Analyse { on, multipv } => {
+                self.multipv = multipv.clamp(1, 5);
+                if on && self.review.is_some() {
+                    return bad("a review is running");
+                }
+                self.analysis_on = on;
+                if self.search == Search::Analysis {
+                    self.stop_all().await?;
+                }
+                self.after_change().await;
+                Ok(())
+            }
+            Request::Preview { moves } => self.preview(moves).await,
+            Request::PreviewEnd => {
+                if self.preview {
+                    self.preview = false;
+                    self.after_change().await;
+                }
+                Ok(())
+            }
+            Request::Review { movetime } => self.start_review(movetime).await,
+            Request::ReviewStop => {
+                if self.review.is_some() {
+                    self.stop_all().await?;
+                    self.finish_review();
+                    self.after_change().await;
+                }
+                Ok(())
+            }
+            Request::Go => {
+                if matches!(self.search, Search::Play { .. }) {
+                    return bad("the engine is already thinking");
+                }
+                self.paused = false;
+                // Let the engine play the side to move.
+                if self.cursor == self.moves.len() && !self.game_over_at_end() {
+                    let side = if self.pos.white_to_move { 0 } else { 1 };
+                    self.players[side] = Player::Engine;
+                }
+                self.stop_all().await?;
+                self.after_change().await;
+                Ok(())
+            }
+        }
+    }
+
+    /// Stops whatever search runs.
+    async fn stop_all(&mut self) -> Res<()> {
+        if self.search != Search::Idle {
+            self.eng()?.stop().await?;
+            self.search = Search::Idle;
+        }
+        Ok(())
+    }
+
+    /// The options of the rules and a new game at the start (or at `fen`).
+    async fn apply_rules(&mut self, variant: &str, flying: bool) -> Res<()> {
+        let e = self.eng()?;
+        let mut cmds = Vec::new();
+        match e.option("UCI_Variant") {
+            Some(o) => {
+                let v = o.vars.iter().find(|x| x.eq_ignore_ascii_case(variant));
+                match v {
+                    Some(v) => cmds.push(format!("setoption name {} value {v}", o.name)),
+                    None => return bad(format!("the engine has no variant '{}'", cut(variant))),
+                }
+            }
+            None if variant != "nine" => return bad("the engine plays only nine"),
+            None => {}
+        }
+        match e.option("Flying") {
+            Some(o) => cmds.push(format!("setoption name {} value {flying}", o.name)),
+            None if !flying => return bad("the engine has no Flying option"),
+            None => {}
+        }
+        cmds.push("ucinewgame".into());
+        cmds.push("position startpos".into());
+        let answers = e.sync(&cmds).await?;
+        if let Some(a) = answers.first() {
+            return bad(format!("the engine refused the rules: {a}"));
+        }
+        Ok(())
+    }
+
+    async fn reset_game(&mut self, variant: &str, flying: bool, fen: Option<String>) -> Res<()> {
+        let variant = variant.to_ascii_lowercase();
+        if variant != "nine" && variant != "twelve" {
+            return bad(format!("unknown variant '{}'", cut(&variant)));
+        }
+        self.apply_rules(&variant, flying).await?;
+        let startpos = match self.eng()?.query("fen").await? {
+            Ok(f) if is_fen(&f) => f,
+            Ok(f) => return bad(format!("the engine's position string '{}' is odd", cut(&f))),
+            Err(e) => return bad(format!("the engine has no query fen: {e}")),
+        };
+        let start = match fen {
+            Some(f) => {
+                let answers = self.eng()?.sync(&[format!("position fen {f}")]).await?;
+                if let Some(a) = answers.first() {
+                    // Back to the game that was on.
+                    let (v, fl) = (self.variant.clone(), self.flying);
+                    self.apply_rules(&v, fl).await?;
+                    Box::pin(self.after_change()).await;
+                    return bad(format!("position refused: {}", strip_error(a)));
+                }
+                match self.eng()?.query("fen").await? {
+                    Ok(f) => f,
+                    Err(e) => return bad(e),
+                }
+            }
+            None => startpos.clone(),
+        };
+        self.variant = variant;
+        self.flying = flying;
+        self.startpos_fen = startpos;
+        self.start_fen = start;
+        self.clear_game();
+        Ok(())
+    }
+
+    fn clear_game(&mut self) {
+        self.moves.clear();
+        self.cursor = 0;
+        self.evals = vec![None];
+        self.marks.clear();
+        self.end_forced = None;
+        self.end_rules = None;
+        self.review = None;
+        self.preview = false;
+        self.paused = false;
+        self.last_info = None;
+        self.last_think_ms = None;
+        if let Limit::Clock { base_ms, .. } = self.limit {
+            self.clocks = [base_ms as i64, base_ms as i64];
+        }
+        self.turn_start = Instant::now();
+    }
+
+    async fn load(&mut self, g: Loaded) -> Res<()> {
+        self.stop_all().await?;
+        // Check the whole record with the engine before the current game is given up.
+        self.apply_rules(&g.variant, g.flying).await?;
+        let mut cmd = match &g.fen {
+            Some(f) => format!("position fen {f}"),
+            None => "position startpos".to_string(),
+        };
+        if !g.moves.is_empty() {
+            cmd.push_str(" moves ");
+            cmd.push_str(&g.moves.join(" "));
+        }
+        let answers = self.eng()?.sync(&[cmd]).await?;
+        if let Some(a) = answers.first() {
+            let (v, fl) = (self.variant.clone(), self.flying);
+            self.apply_rules(&v, fl).await?;
+            self.after_change().await;
+            return bad(format!("the game does not replay: {}", strip_error(a)));
+        }
+        self.reset_game(&g.variant, g.flying, g.fen.clone()).await?;
+        self.moves = g.moves;
+        self.cursor = self.moves.len();
+        self.evals = vec![None; self.moves.len() + 1];
+        self.players = [Player::Human, Player::Human];
+        self.refresh().await?;
+        if self.end_rules.is_none() {
+            self.end_forced = g.result;
+        }
+        self.cursor = 0;
+        self.after_change().await;
+        Ok(())
+    }
+
+    fn position_cmd(&self, moves: &[String]) -> String {
+        let mut cmd = format!("position fen {}", self.start_fen);
+        if !moves.is_empty() {
+            cmd.push_str(" moves ");
+            cmd.push_str(&moves.join(" "));
+        }
+        cmd
+    }
+
+    /// Sets the engine to the position at the cursor and asks it everything about it.
+    async fn refresh(&mut self) -> Res<()> {
+        let cmd = self.position_cmd(&self.moves[..self.cursor]);
+        let with_mills = self.has_mills_query;
+        let mut cmds = vec![cmd];
+        for q in [
+            "fen",
+            "legalmoves",
+            "gameover",
+            "result",
+            "reason",
+            "p1turn",
+        ] {
+            cmds.push(format!("query {q}"));
+        }
+        if with_mills {
+            cmds.push("query mills".into());
+        }
+        let answers = self.eng()?.sync(&cmds).await?;
+        let n = cmds.len() - 1;
+        if answers.len() != n {
+            // The position itself was refused (its error line comes first).
+            return bad(format!(
+                "the engine refused the position: {}",
+                answers.first().map(|a| strip_error(a)).unwrap_or_default()
+            ));
+        }
+        let val = |i: usize| -> Option<String> {
+            answers[i]
+                .strip_prefix("response")
+                .map(|v| v.trim().to_string())
+        };
+        let fen = val(0).unwrap_or_default();
+        let legal: Vec<String> = val(1)
+            .unwrap_or_default()
+            .split_whitespace()
+            .filter(|m| is_move_token(m))
+            .map(|m| m.to_string())
+            .collect();
+        let gameover = val(2).as_deref() == Some("true");
+        let result = val(3).unwrap_or_else(|| "none".into());
+        let reason = val(4).unwrap_or_else(|| "none".into());
+        let white_to_move = match val(5).as_deref() {
+            Some("true") => true,
+            Some("false") => false,
+            _ => fen.split(' ').nth(1) != Some("b"),
+        };
+        let twelve = self.variant == "twelve";
+        let mills = if with_mills {
+            match val(6) {
+                Some(v) => v
+                    .split_whitespace()
+                    .filter(|p| crate::validate::is_point(p))
+                    .map(|p| p.to_string())
+                    .collect(),
+                None => {
+                    log::info!("the engine has no `query mills`; mills are read off the board");
+                    self.has_mills_query = false;
+                    mills_from_fen(&fen, twelve)
+                }
+            }
+        } else {
+            mills_from_fen(&fen, twelve)
+        };
+        self.pos = PosInfo {
+            fen,
+            legal,
+            gameover,
+            result,
+            reason,
+            white_to_move,
+            mills,
+        };
+        if self.cursor == self.moves.len() {
+            self.end_rules = if gameover {
+                Some((self.pos.result.clone(), self.pos.reason.clone()))
+            } else {
+                None
+            };
+        }
+        Ok(())
+    }
+
+    /// After any change: refresh, send the state, start what should run.
+    async fn after_change(&mut self) {
+        if self.engine.is_none() {
+            return self.send_state();
+        }
+        // A search of the position before the change ends first (its lines are dropped).
+        if let Err(f) = self.stop_all().await {
+            self.send_state();
+            return self.fail(f).await;
+        }
+        if let Err(f) = self.refresh().await {
+            self.send_state();
+            return self.fail(f).await;
+        }
+        if let Err(f) = self.start_search().await {
+            self.send_state();
+            return self.fail(f).await;
+        }
+        self.send_state();
+    }
+
+    fn human_may_move(&self) -> bool {
+        let side = if self.pos.white_to_move { 0 } else { 1 };
+        self.players[side] == Player::Human
+            && !self.preview
+            && self.review.is_none()
+            && !(self.cursor == self.moves.len() && self.game_over_at_end())
+    }
+
+    fn engine_to_move(&self) -> bool {
+        let side = if self.pos.white_to_move { 0 } else { 1 };
+        self.players[side] == Player::Engine
+            && self.cursor == self.moves.len()
+            && !self.game_over_at_end()
+            && !self.pos.gameover
+            && !self.paused
+            && !self.preview
+            && self.review.is_none()
+    }
+
+    async fn set_multipv(&mut self, k: u64) -> Res<()> {
+        if self.engine_multipv == k {
+            return Ok(());
+        }
+        let e = self.eng()?;
+        if let Some(o) = e.option("MultiPV") {
+            let cmd = format!("setoption name {} value {k}", o.name);
+            e.sync(&[cmd]).await?;
+        }
+        self.engine_multipv = k;
+        Ok(())
+    }
+
+    async fn go(&mut self, params: String) -> Res<()> {
+        let e = self.eng()?;
+        let answers = e.sync(&[format!("go {params}")]).await?;
+        if let Some(a) = answers.first() {
+            return bad(format!("the engine refused go: {}", strip_error(a)));
+        }
+        e.searching = true;
+        Ok(())
+    }
+
+    async fn start_search(&mut self) -> Res<()> {
+        if self.search != Search::Idle {
+            return Ok(());
+        }
+        self.last_info = None;
+        if self.engine_to_move() {
+            self.set_multipv(1).await?;
+            let (params, limit_ms) = match self.limit {
+                Limit::Movetime { ms } => (format!("movetime {ms}"), ms),
+                Limit::Depth { depth } => (format!("depth {depth}"), 600_000),
+                Limit::Clock { inc_ms, .. } => {
+                    let side = if self.pos.white_to_move { 0 } else { 1 };
+                    let mut c = self.clocks;
+                    c[side] -= self.clock_elapsed();
+                    let (w, b) = (c[0].max(1), c[1].max(1));
+                    (
+                        format!("wtime {w} btime {b} winc {inc_ms} binc {inc_ms}"),
+                        c[side].max(1) as u64,
+                    )
+                }
+            };
+            self.go(params).await?;
+            self.search = Search::Play {
+                started: Instant::now(),
+                limit_ms,
+            };
+        } else if self.analysis_on && !self.preview && self.review.is_none() {
+            self.set_multipv(self.multipv).await?;
+            self.go("infinite".into()).await?;
+            self.search = Search::Analysis;
+            self.ping_at = Instant::now();
+        }
+        Ok(())
+    }
+
+    fn send_state(&mut self) {
+        let may_move = self.human_may_move();
+        let legal = if may_move {
+            self.pos.legal.clone()
+        } else {
+            Vec::new()
+        };
+        let end = self.end_forced.clone().or(self.end_rules.clone());
+        let running = self.clock_side();
+        let mut clocks = self.clocks;
+        if let Some(s) = running {
+            clocks[s] -= self.clock_elapsed();
+        }
+        let evals: Vec<Value> = self
+            .evals
+            .iter()
+            .map(|e| match e {
+                Some(s) => json!(s),
+                None => Value::Null,
+            })
+            .collect();
+        let thinking = matches!(self.search, Search::Play { .. });
+        let review = self.review.as_ref().map(|r| {
+            json!({"done": r.results.iter().filter(|x| x.is_some()).count(), "total": r.results.len()})
+        });
+        let v = json!({
+            "type": "state",
+            "variant": self.variant,
+            "flying": self.flying,
+            "start_fen": self.start_fen,
+            "fen": self.pos.fen,
+            "legal": legal,
+            "white_to_move": self.pos.white_to_move,
+            "gameover": self.pos.gameover,
+            "result": self.pos.result,
+            "reason": self.pos.reason,
+            "mills": self.pos.mills,
+            "moves": self.moves,
+            "cursor": self.cursor,
+            "last_move": if self.cursor > 0 { Some(self.moves[self.cursor - 1].clone()) } else { None },
+            "end": end.map(|(r, why)| json!({"result": r, "reason": why})),
+            "players": self.players,
+            "limit": self.limit,
+            "clocks": {"white": clocks[0], "black": clocks[1], "running": running.map(|s| if s == 0 { "white" } else { "black" })},
+            "thinking": thinking,
+            "analysis": self.analysis_on,
+            "multipv": self.multipv,
+            "evals": evals,
+            "marks": self.marks,
+            "review": review,
+            "preview": self.preview,
+            "paused": self.paused,
+            "last_think_ms": self.last_think_ms,
+        });
+        self.push(v);
+    }
+
+    async fn human_move(&mut self, token: String) -> Res<()> {
+        let token = token.to_ascii_lowercase();
+        if !is_move_token(&token) {
+            return bad(format!("'{}' is not a move", cut(&token)));
+        }
+        if !self.human_may_move() {
+            return bad("it is not your move");
+        }
+        if !self.pos.legal.contains(&token) {
+            return bad(format!("{token} is not a legal move here"));
+        }
+        self.stop_all().await?;
+        self.apply_move(token);
+        self.after_change().await;
+        Ok(())
+    }
+
+    /// Plays a move at the cursor (the tail after it goes), with the clock.
+    fn apply_move(&mut self, token: String) {
+        let live = self.cursor == self.moves.len();
+        self.moves.truncate(self.cursor);
+        self.evals.truncate(self.cursor + 1);
+        self.marks.retain(|m| m.ply < self.cursor);
+        if let (Limit::Clock { inc_ms, .. }, true) = (self.limit, live) {
+            let side = if self.pos.white_to_move { 0 } else { 1 };
+            self.clocks[side] += inc_ms as i64 - self.clock_elapsed();
+        }
+        self.turn_start = Instant::now();
+        self.end_forced = None;
+        self.end_rules = None;
+        self.moves.push(token);
+        self.evals.push(None);
+        self.cursor = self.moves.len();
+    }
+
+    async fn takeback(&mut self) -> Res<()> {
+        if self.review.is_some() {
+            return bad("a review is running");
+        }
+        if self.moves.is_empty() {
+            return bad("there is no move to take back");
+        }
+        self.stop_all().await?;
+        self.preview = false;
+        self.paused = false;
+        let pop = |s: &mut Session| {
+            s.moves.pop();
+            s.evals.truncate(s.moves.len() + 1);
+            s.marks.retain(|m| m.ply < s.moves.len());
+            s.cursor = s.moves.len();
+            s.end_forced = None;
+        };
+        pop(self);
+        let side = self.side_at(self.moves.len()).unwrap_or(0);
+        if self.players[side] == Player::Engine
+            && self.players[1 - side] == Player::Human
+            && !self.moves.is_empty()
+        {
+            pop(self);
+        }
+        self.turn_start = Instant::now();
+        self.after_change().await;
+        Ok(())
+    }
+
+    async fn set_option(&mut self, name: String, value: Option<String>) -> Res<()> {
+        let opt = match self.eng()?.option(&name) {
+            Some(o) => o.clone(),
+            None => return bad(format!("the engine has no option '{}'", cut(&name))),
+        };
+        if RESERVED_OPTIONS
+            .iter()
+            .any(|r| r.eq_ignore_ascii_case(&opt.name))
+        {
+            return bad(format!("{} is set by the page's own controls", opt.name));
+        }
+        let value = match (opt.kind.as_str(), value) {
+            ("button", _) => None,
+            ("spin", Some(v)) => match v.trim().parse::<u64>() {
+                Ok(n) if opt.min.is_none_or(|m| n >= m) && opt.max.is_none_or(|m| n <= m) => {
+                    Some(n.to_string())
+                }
+                _ => {
+                    return bad(format!(
+                        "{}: '{}' is not a number in range",
+                        opt.name,
+                        cut(&v)
+                    ))
+                }
+            },
+            ("check", Some(v)) => match v.to_ascii_lowercase().as_str() {
+                "true" => Some("true".into()),
+                "false" => Some("false".into()),
+                _ => return bad(format!("{}: '{}' is not true or false", opt.name, cut(&v))),
+            },
+            ("combo", Some(v)) => match opt.vars.iter().find(|x| x.eq_ignore_ascii_case(&v)) {
+                Some(x) => Some(x.clone()),
+                None => {
+                    return bad(format!(
+                        "{}: '{}' is not one of its values",
+                        opt.name,
+                        cut(&v)
+                    ))
+                }
+            },
+            ("string", _) => return bad(format!("{} cannot be set from the page", opt.name)),
+            (_, None) => return bad(format!("{} needs a value", opt.name)),
+            (k, _) => {
+                return bad(format!(
+                    "{}: options of type '{}' are not supported",
+                    opt.name,
+                    cut(k)
+                ))
+            }
+        };
+        let was = self.search.clone();
+        self.stop_all().await?;
+        let cmd = match &value {
+            Some(v) => format!("setoption name {} value {v}", opt.name),
+            None => format!("setoption name {}", opt.name),
+        };
+        let answers = self.eng()?.sync(&[cmd]).await?;
+        if let Some(a) = answers.first() {
+            self.error(format!("the engine refused it: {}", strip_error(a)));
+        } else if let Some(v) = value {
+            self.option_values.retain(|(n, _)| n != &opt.name);
+            self.option_values.push((opt.name.clone(), v));
+        }
+        if was != Search::Idle {
+            self.after_change().await;
+        }
+        Ok(())
+    }
+
+    async fn preview(&mut self, moves: Vec<String>) -> Res<()> {
+        if moves.is_empty() || moves.len() > 64 || !moves.iter().all(|m| is_move_token(m)) {
+            return bad("a line to show must be 1 to 64 moves");
+        }
+        if matches!(self.search, Search::Play { .. }) || self.review.is_some() {
+            return bad("the engine is busy; lines can be shown while it is not playing");
+        }
+        self.stop_all().await?;
+        let mut all = self.moves[..self.cursor].to_vec();
+        all.extend(moves.iter().cloned());
+        let cmd = self.position_cmd(&all);
+        let answers = self.eng()?.sync(&[cmd, "query fen".into()]).await?;
+        if answers.len() != 1 {
+            self.preview = false;
+            self.after_change().await;
+            return bad(format!(
+                "the line does not play: {}",
+                answers.first().map(|a| strip_error(a)).unwrap_or_default()
+            ));
+        }
+        let fen = answers[0]
+            .strip_prefix("response")
+            .unwrap_or("")
+            .trim()
+            .to_string();
+        self.preview = true;
+        let mills = mills_from_fen(&fen, self.variant == "twelve");
+        self.send_state();
+        self.push(json!({"type": "preview", "fen": fen, "moves": moves, "mills": mills}));
+        Ok(())
+    }
+
+    async fn start_review(&mut self, movetime: u64) -> Res<()> {
+        if self.moves.is_empty() {
+            return bad("there are no moves to review");
+        }
+        if self.review.is_some() {
+            return bad("a review is already running");
+        }
+        self.stop_all().await?;
+        self.preview = false;
+        self.marks.clear();
+        self.review = Some(Review {
+            movetime: movetime.clamp(10, 60_000),
+            results: vec![None; self.moves.len() + 1],
+        });
+        self.next_review_position().await?;
+        self.send_state();
+        Ok(())
+    }
+
+    async fn next_review_position(&mut self) -> Res<()> {
+        let Some(r) = &self.review else { return Ok(()) };
+        let Some(index) = r.results.iter().position(|x| x.is_none()) else {
+            self.finish_review();
+            self.after_change().await;
+            return Ok(());
+        };
+        let mt = r.movetime;
+        self.set_multipv(1).await?;
+        let cmd = self.position_cmd(&self.moves[..index]);
+        let answers = self.eng()?.sync(&[cmd]).await?;
+        if let Some(a) = answers.first() {
+            self.review = None;
+            return bad(format!("review: {}", strip_error(a)));
+        }
+        self.last_info = None;
+        self.go(format!("movetime {mt}")).await?;
+        self.search = Search::Review {
+            index,
+            started: Instant::now(),
+        };
+        Ok(())
+    }
+
+    fn finish_review(&mut self) {
+        let Some(r) = self.review.take() else { return };
+        let mut marks = Vec::new();
+        for (i, res) in r.results.iter().enumerate() {
+            if let Some((s, _)) = res {
+                let white = self.side_at(i) == Some(0);
+                self.evals[i] = Some(if white { *s } else { s.neg() });
+            }
+        }
+        for i in 0..self.moves.len() {
+            let (Some((before, best)), Some((after, _))) = (&r.results[i], &r.results[i + 1])
+            else {
+                continue;
+            };
+            if best == &self.moves[i] {
+                continue;
+            }
+            let after = after.neg();
+            let drop = before.scalar() - after.scalar();
+            let kind = if before.verdict() > after.verdict() {
+                Some("blunder")
+            } else if before.verdict() != 0 && before.verdict() == after.verdict() {
+                None
+            } else if drop >= 250 {
+                Some("blunder")
+            } else if drop >= 100 {
+                Some("mistake")
+            } else if drop >= 50 {
+                Some("inaccuracy")
+            } else {
+                None
+            };
+            if let Some(kind) = kind {
+                marks.push(Mark {
+                    ply: i,
+                    kind,
+                    best: Some(best.clone()),
+                    drop: drop.min(100_000),
+                });
+            }
+        }
+        self.marks = marks;
+    }
+
+    async fn on_engine_line(&mut self, line: Option<String>) {
+        let Some(line) = line else {
+            let err = match self.engine.as_mut() {
+                Some(e) => e.next_line(Duration::from_millis(1)).await.err(),
+                None => None,
+            };
+            let err = err.unwrap_or(EngineError::Crashed("it closed its output".into()));
+            return self.fail(err.into()).await;
+        };
+        if let Some(info) = parse_info(&line) {
+            return self.on_info(info);
+        }
+        if let Some(best) = line.strip_prefix("bestmove") {
+            let best = best.split_whitespace().next().unwrap_or("").to_string();
+            if let Some(e) = self.engine.as_mut() {
+                e.searching = false;
+            }
+            let search = std::mem::replace(&mut self.search, Search::Idle);
+            let r = match search {
+                Search::Play { started, .. } => self.engine_move(best, started).await,
+                Search::Review { index, .. } => {
+                    let score = self
+                        .last_info
+                        .as_ref()
+                        .and_then(|i| i.score)
+                        .unwrap_or(Score::Cp(0));
+                    if let Some(r) = self.review.as_mut() {
+                        r.results[index] = Some((score, best));
+                    }
+                    let r = self.next_review_position().await;
+                    if let Some(rv) = &self.review {
+                        let done = rv.results.iter().filter(|x| x.is_some()).count();
+                        let total = rv.results.len();
+                        self.push(json!({"type": "review_progress", "done": done, "total": total}));
+                    }
+                    r
+                }
+                _ => Ok(()),
+            };
+            if let Err(f) = r {
+                self.fail(f).await;
+            }
+            return;
+        }
+        if let Some(s) = line.strip_prefix("info string ") {
+            let s: String = s.chars().take(300).collect();
+            self.push(json!({"type": "engine_says", "text": s}));
+        }
+    }
+
+    fn on_info(&mut self, info: Info) {
+        if info.multipv.unwrap_or(1) == 1 && info.score.is_some() {
+            self.last_info = Some(info.clone());
+        }
+        let source = match self.search {
+            Search::Analysis => "analysis",
+            Search::Play { .. } => "play",
+            Search::Review { .. } => return,
+            Search::Idle => return,
+        };
+        if source == "analysis" && info.multipv.unwrap_or(1) == 1 {
+            if let Some(s) = info.score {
+                let white = self.pos.white_to_move;
+                if let Some(e) = self.evals.get_mut(self.cursor) {
+                    *e = Some(if white { s } else { s.neg() });
+                }
+            }
+        }
+        self.push(json!({"type": "info", "source": source, "info": info, "white_to_move": self.pos.white_to_move}));
+    }
+
+    async fn engine_move(&mut self, best: String, started: Instant) -> Res<()> {
+        self.last_think_ms = Some(started.elapsed().as_millis() as u64);
+        if !self.pos.legal.contains(&best) {
+            self.paused = true;
+            self.send_state();
+            return bad(format!(
+                "the engine played '{}', which is not legal here; press Go to let it try again",
+                cut(&best)
+            ));
+        }
+        if let Some(s) = self.last_info.as_ref().and_then(|i| i.score) {
+            let white = self.pos.white_to_move;
+            self.evals[self.cursor] = Some(if white { s } else { s.neg() });
+        }
+        self.apply_move(best);
+        self.after_change().await;
+        Ok(())
+    }
+}
+
+fn strip_error(a: &str) -> String {
+    a.strip_prefix("info string error: ")
+        .unwrap_or(a)
+        .chars()
+        .take(200)
+        .collect()
+}
+
+async fn recv_line(engine: &mut Option<Engine>) -> Option<String> {
+    match engine {
+        Some(e) => e.recv().await,
+        None => std::future::pending().await,
+    }
+}
+
+async fn sleep_until(t: Option<Instant>) {
+    match t {
+        Some(t) => tokio::time::sleep_until(t.into()).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Today's date as `YYYY.MM.DD` (UTC), without a date crate.
+fn today() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let days = (secs / 86_400) as i64;
+    // Howard Hinnant's civil_from_days.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = if m <= 2 { y + 1 } else { y };
+    format!("{y:04}.{m:02}.{d:02}")
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn date_shape() {
+        let d = super::today();
+        assert_eq!(d.len(), 10);
+        assert!(d.starts_with("20"));
+    }
+}

@@ -1,0 +1,660 @@
+//! The page in a real browser (headless Chromium through chromedriver), clicked as a person
+//! would: a whole game of nine against the engine, twelve on a diagonal, an illegal move,
+//! analysis, a PGN stepped through, a position string set up. After every move the board as
+//! drawn (the position string read back from the SVG's pieces) must equal what a separate
+//! engine computes from the move list.
+//!
+//! Without chromedriver the test is skipped, except under CI=true, where it fails.
+//! Screenshots go to target/gui-screens/ (a failure leaves `failure-<scenario>.png` there).
+
+mod common;
+
+use common::{bin_dir, RefEngine, Server};
+use fantoccini::{Client, ClientBuilder, Locator};
+use serde_json::{json, Value};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
+
+struct Driver {
+    child: Child,
+    _profile: PathBuf,
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn screens() -> PathBuf {
+    let d = bin_dir().parent().unwrap().join("gui-screens");
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+async fn browser() -> Option<(Driver, Client)> {
+    let driver_bin = std::env::var("CHROMEDRIVER").unwrap_or(CHROMEDRIVER.into());
+    if !std::path::Path::new(&driver_bin).exists() {
+        if std::env::var("CI").is_ok_and(|v| v == "true") {
+            panic!("{driver_bin} is missing under CI=true: the browser tests must run (apt-get install -y chromium chromium-driver)");
+        }
+        eprintln!(
+            "SKIPPED: browser tests need {driver_bin} (apt-get install chromium chromium-driver)"
+        );
+        return None;
+    }
+    let port = free_port();
+    let child = Command::new(&driver_bin)
+        .arg(format!("--port={port}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start chromedriver");
+    let profile =
+        std::env::temp_dir().join(format!("mill-gui-chrome-{}-{port}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&profile);
+    let driver = Driver {
+        child,
+        _profile: profile.clone(),
+    };
+    let mut caps = serde_json::Map::new();
+    let chromium = std::env::var("CHROMIUM").unwrap_or("/usr/bin/chromium".into());
+    caps.insert(
+        "goog:chromeOptions".into(),
+        json!({
+            "binary": chromium,
+            "args": ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                "--disable-dev-shm-usage", "--window-size=1280,900", "--force-device-scale-factor=1",
+                format!("--user-data-dir={}", profile.display())]
+        }),
+    );
+    let url = format!("http://127.0.0.1:{port}");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let connector = hyper_util::client::legacy::connect::HttpConnector::new();
+    loop {
+        match ClientBuilder::new(connector.clone())
+            .capabilities(caps.clone())
+            .connect(&url)
+            .await
+        {
+            Ok(c) => return Some((driver, c)),
+            Err(e) => {
+                if Instant::now() > deadline {
+                    panic!("cannot start a browser session: {e}");
+                }
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+        }
+    }
+}
+
+type R<T> = Result<T, String>;
+
+fn err<E: std::fmt::Display>(e: E) -> String {
+    e.to_string()
+}
+
+/// Everything the checks read off the page, in one round trip.
+async fn snapshot(c: &Client) -> R<Value> {
+    c.execute(
+        r#"const b = document.getElementById('board'), a = document.getElementById('app');
+           const d = document.getElementById('result-dialog');
+           return {fen: b.dataset.fen || '', engineFen: b.dataset.engineFen || '', moves: b.dataset.moves || '',
+             ply: b.dataset.ply || '', legal: Number(b.dataset.legalCount || 0), status: a.dataset.status,
+             refused: a.dataset.refused || '0', latency: a.dataset.latency || '[]',
+             dialog: d.open, result: d.dataset.result || '', reason: d.dataset.reason || '',
+             eval: document.getElementById('eval').textContent, depth: Number(document.getElementById('eval').dataset.depth || 0),
+             pv: document.querySelectorAll('#pv-lines li').length,
+             removable: [...document.querySelectorAll('[data-removable]')].map(e => e.dataset.removable),
+             error: a.dataset.lastError || '', lines: document.querySelectorAll('#board .lines line').length,
+             preview: !document.getElementById('preview-note').hidden,
+             graphPoints: Number(document.getElementById('graph').dataset.points || 0),
+             marks: document.querySelectorAll('#moves .mv.inaccuracy, #moves .mv.mistake, #moves .mv.blunder').length};"#,
+        vec![],
+    )
+    .await
+    .map_err(err)
+}
+
+async fn wait_for<F: Fn(&Value) -> bool>(c: &Client, what: &str, secs: u64, f: F) -> R<Value> {
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    loop {
+        let s = snapshot(c).await?;
+        if f(&s) {
+            return Ok(s);
+        }
+        if Instant::now() > deadline {
+            return Err(format!("timed out waiting for {what}; page: {s}"));
+        }
+        tokio::time::sleep(Duration::from_millis(15)).await;
+    }
+}
+
+async fn click_point(c: &Client, p: &str) -> R<()> {
+    c.find(Locator::Css(&format!("[data-point=\"{p}\"]")))
+        .await
+        .map_err(err)?
+        .click()
+        .await
+        .map_err(err)
+}
+
+/// Clicks the first element matching `css`, again if the page redrew it meanwhile.
+async fn click_css(c: &Client, css: &str) -> R<()> {
+    let mut last = String::new();
+    for _ in 0..5 {
+        match c.find(Locator::Css(css)).await {
+            Ok(e) => match e.click().await {
+                Ok(()) => return Ok(()),
+                Err(e) => last = e.to_string(),
+            },
+            Err(e) => last = e.to_string(),
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    Err(format!("cannot click {css}: {last}"))
+}
+
+async fn click_id(c: &Client, id: &str) -> R<()> {
+    c.find(Locator::Id(id))
+        .await
+        .map_err(err)?
+        .click()
+        .await
+        .map_err(err)
+}
+
+async fn select(c: &Client, id: &str, value: &str) -> R<()> {
+    c.find(Locator::Css(&format!("#{id} option[value=\"{value}\"]")))
+        .await
+        .map_err(err)?
+        .click()
+        .await
+        .map_err(err)
+}
+
+async fn set_value(c: &Client, id: &str, value: &str) -> R<()> {
+    c.execute(
+        "const e = document.getElementById(arguments[0]); e.value = arguments[1]; e.dispatchEvent(new Event('input'));",
+        vec![json!(id), json!(value)],
+    )
+    .await
+    .map_err(err)?;
+    Ok(())
+}
+
+async fn tab(c: &Client, name: &str) -> R<()> {
+    c.find(Locator::Css(&format!(".tabs button[data-tab=\"{name}\"]")))
+        .await
+        .map_err(err)?
+        .click()
+        .await
+        .map_err(err)
+}
+
+/// Enters a move by clicks: placement, or piece then target, then the removal if any.
+async fn enter_move(c: &Client, tok: &str) -> R<()> {
+    let (mv, removal) = match tok.split_once('x') {
+        Some((m, r)) => (m, Some(r)),
+        None => (tok, None),
+    };
+    match mv.split_once('-') {
+        Some((a, b)) => {
+            click_point(c, a).await?;
+            click_point(c, b).await?;
+        }
+        None => click_point(c, mv).await?,
+    }
+    if let Some(r) = removal {
+        let s = snapshot(c).await?;
+        let rem: Vec<String> = serde_json::from_value(s["removable"].clone()).map_err(err)?;
+        if !rem.iter().any(|x| x == r) {
+            return Err(format!(
+                "{r} is not lit up as removable after {mv}: {rem:?}"
+            ));
+        }
+        click_point(c, r).await?;
+    }
+    Ok(())
+}
+
+async fn screenshot(c: &Client, name: &str) {
+    if let Ok(png) = c.screenshot().await {
+        let _ = std::fs::write(screens().join(format!("{name}.png")), png);
+    }
+}
+
+async fn open(c: &Client, s: &Server) -> R<Value> {
+    c.goto(&s.url).await.map_err(err)?;
+    wait_for(c, "the first state", 20, |s| {
+        !s["ply"].as_str().unwrap_or("").is_empty()
+    })
+    .await
+}
+
+/// The board drawn equals the engine's position after the page's move list.
+fn check_board(r: &mut RefEngine, s: &Value, start: Option<&str>) -> R<()> {
+    let moves = s["moves"].as_str().unwrap_or("");
+    let want = r.query(&RefEngine::position(moves, start), "fen");
+    if s["fen"] != want.as_str() {
+        return Err(format!(
+            "board drawn {} but the engine has {want} after '{moves}'",
+            s["fen"]
+        ));
+    }
+    if s["engineFen"] != want.as_str() {
+        return Err(format!(
+            "server's fen {} differs from {want}",
+            s["engineFen"]
+        ));
+    }
+    Ok(())
+}
+
+async fn full_game(c: &Client, s: &Server) -> R<()> {
+    let mut r = RefEngine::start();
+    open(c, s).await?;
+    // The engine plays Black at depth 1; we play White with a deeper search of our own.
+    select(c, "limit-kind", "depth").await?;
+    set_value(c, "depth", "1").await?;
+    click_id(c, "set-limit").await?;
+    let mut snap = wait_for(c, "our move", 10, |s| s["status"] == "your-move").await?;
+    check_board(&mut r, &snap, None)?;
+    let (mut removals, mut slides, mut illegal_tested) = (0, 0, false);
+    for turn in 0..200 {
+        let moves = snap["moves"].as_str().unwrap_or("").to_string();
+        let n = moves.split_whitespace().count();
+        let setup = RefEngine::position(&moves, None);
+        let legal = r.query(&setup, "legalmoves");
+        let legal: Vec<&str> = legal.split_whitespace().collect();
+        // Once, in the moving phase: a slide to a point the piece cannot reach is refused.
+        if !illegal_tested && legal.iter().all(|m| m.contains('-')) {
+            let from = legal[0].split('-').next().unwrap();
+            let target = common_points()
+                .into_iter()
+                .find(|p| {
+                    !legal.iter().any(|m| m.starts_with(&format!("{from}-{p}")))
+                        && !legal.iter().any(|m| m.starts_with(&format!("{p}-")))
+                        && *p != from
+                })
+                .unwrap();
+            let before = snapshot(c).await?;
+            click_point(c, from).await?;
+            click_point(c, target).await?;
+            let after =
+                wait_for(c, "the refusal", 5, |x| x["refused"] != before["refused"]).await?;
+            if after["moves"] != before["moves"] || after["fen"] != before["fen"] {
+                return Err(format!("illegal {from}-{target} changed the game: {after}"));
+            }
+            illegal_tested = true;
+        }
+        let best = r.best(&setup, 4);
+        let tok = legal
+            .iter()
+            .find(|m| m.contains('x'))
+            .map(|m| m.to_string())
+            .unwrap_or(best);
+        if tok.contains('x') {
+            removals += 1;
+        }
+        if tok.contains('-') {
+            slides += 1;
+        }
+        enter_move(c, &tok).await?;
+        snap = wait_for(c, &format!("the engine's answer to {tok}"), 30, |x| {
+            let k = x["moves"].as_str().unwrap_or("").split_whitespace().count();
+            (k >= n + 2 && x["status"] == "your-move") || x["status"] == "over"
+        })
+        .await?;
+        check_board(&mut r, &snap, None)?;
+        if turn == 1 {
+            // Clicking a piece that is on the board in the placing phase places nothing.
+            let occupied = snap["moves"]
+                .as_str()
+                .unwrap()
+                .split_whitespace()
+                .next()
+                .unwrap()
+                .to_string();
+            let before = snap.clone();
+            click_point(c, &occupied).await?;
+            let after =
+                wait_for(c, "the refusal", 5, |x| x["refused"] != before["refused"]).await?;
+            if after["moves"] != before["moves"] {
+                return Err("a click on an occupied point made a move".into());
+            }
+        }
+        if (20..=23).contains(&n) {
+            screenshot(c, "game").await;
+        }
+        if snap["status"] == "over" {
+            break;
+        }
+    }
+    let snap = wait_for(c, "the result dialog", 10, |x| x["dialog"] == true).await?;
+    let moves = snap["moves"].as_str().unwrap();
+    let setup = RefEngine::position(moves, None);
+    let result = r.query(&setup, "result");
+    let reason = r.query("", "reason");
+    if snap["result"] != result.as_str() || snap["reason"] != reason.as_str() {
+        return Err(format!(
+            "dialog says {} {}, the engine {result} {reason}",
+            snap["result"], snap["reason"]
+        ));
+    }
+    if removals == 0 || slides == 0 || !illegal_tested {
+        return Err(format!(
+            "the game lacked a removal ({removals}) or a slide ({slides}) or the illegal test"
+        ));
+    }
+    screenshot(c, "game-over").await;
+    click_id(c, "result-close").await?;
+    let lat: Vec<Value> = serde_json::from_str(snap["latency"].as_str().unwrap()).map_err(err)?;
+    let mut over: Vec<f64> = lat.iter().filter_map(|l| l["overhead"].as_f64()).collect();
+    over.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    let mut drawn: Vec<f64> = lat.iter().filter_map(|l| l["human"].as_f64()).collect();
+    drawn.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    if over.is_empty() {
+        return Err("no timing was recorded".into());
+    }
+    let med = over[over.len() / 2];
+    let p90 = over[over.len() * 9 / 10];
+    let max = over[over.len() - 1];
+    println!(
+        "TIMING: {} engine answers; click to answer drawn, less the engine's thinking time: median {med:.1} ms, 90% {p90:.1} ms, max {max:.1} ms; click to own move drawn: median {:.1} ms; result {result} ({reason}) after {} plies",
+        over.len(),
+        drawn.get(drawn.len() / 2).copied().unwrap_or(0.0),
+        moves.split_whitespace().count()
+    );
+    let _ = std::fs::write(
+        screens().join("timing.txt"),
+        format!(
+            "median {med:.1} ms, p90 {p90:.1} ms, max {max:.1} ms over {} moves\n",
+            over.len()
+        ),
+    );
+    if med > 50.0 {
+        return Err(format!(
+            "a move and its answer took {med:.1} ms more than the engine's thinking (median)"
+        ));
+    }
+    Ok(())
+}
+
+fn common_points() -> Vec<&'static str> {
+    vec![
+        "a7", "d7", "g7", "b6", "d6", "f6", "c5", "d5", "e5", "a4", "b4", "c4", "e4", "f4", "g4",
+        "c3", "d3", "e3", "b2", "d2", "f2", "a1", "d1", "g1",
+    ]
+}
+
+async fn twelve_diagonal(c: &Client, s: &Server) -> R<()> {
+    let mut r = RefEngine::start();
+    r.send("setoption name UCI_Variant value twelve");
+    open(c, s).await?;
+    select(c, "white-player", "human").await?;
+    select(c, "black-player", "human").await?;
+    select(c, "variant", "twelve").await?;
+    click_id(c, "new-game").await?;
+    let snap = wait_for(c, "twelve", 10, |x| {
+        x["fen"].as_str().unwrap_or("").ends_with("w 12 12 0 1") && x["status"] == "your-move"
+    })
+    .await?;
+    if snap["lines"] != 20 {
+        return Err(format!(
+            "twelve draws {} lines, not 16 + 4 diagonals",
+            snap["lines"]
+        ));
+    }
+    // A mill on the diagonal a7-b6-c5, with a removal.
+    let mut played = Vec::new();
+    for tok in ["a7", "g1", "b6", "g4", "c5xg1", "d7"] {
+        enter_move(c, tok).await?;
+        played.push(tok);
+        let want = played.join(" ");
+        let snap = wait_for(c, &format!("move {tok}"), 10, |x| {
+            x["moves"] == want.as_str()
+        })
+        .await;
+        let snap = match snap {
+            Ok(s) => s,
+            Err(e) if tok == "c5-d5" => {
+                return Err(format!(
+                    "placing phase: c5-d5 must be refused, and was: {e}"
+                ))
+            }
+            Err(e) => return Err(e),
+        };
+        check_board(&mut r, &snap, None)?;
+        if tok == "d7" {
+            break;
+        }
+    }
+    // Flipped, the board shows the same position (and a click still names the right point).
+    let before = snapshot(c).await?;
+    click_id(c, "flip").await?;
+    screenshot(c, "twelve-flipped").await;
+    let flipped = snapshot(c).await?;
+    if flipped["fen"] != before["fen"] {
+        return Err(format!("flipping changed the board: {}", flipped["fen"]));
+    }
+    // A slide along a diagonal in the moving phase, from a position string (still flipped).
+    let fen = ".WW/.../.../B...WB/.../..B/W.. w 0 0 0 30";
+    tab(c, "records").await?;
+    set_value(c, "fen-input", fen).await?;
+    click_id(c, "fen-set").await?;
+    wait_for(c, "the position", 10, |x| x["fen"] == fen).await?;
+    enter_move(c, "a1-b2").await?;
+    let snap = wait_for(c, "a1-b2", 10, |x| x["moves"] == "a1-b2").await?;
+    check_board(&mut r, &snap, Some(fen))?;
+    tab(c, "play").await?;
+    click_id(c, "flip").await?;
+    Ok(())
+}
+
+async fn analysis_and_pgn(c: &Client, s: &Server) -> R<()> {
+    let mut r = RefEngine::start();
+    open(c, s).await?;
+    // A game record as mill-match writes it, from a set-up position.
+    let start = ".../.../.../.B..../B../.W./..W w 7 7 0 3";
+    let moves = [
+        "d1", "d3", "a1xd3", "d3", "e3", "e5", "g7", "g4", "a7", "d7",
+    ];
+    let pgn = format!(
+        "[Event \"test\"]\n[Site \"millstone mill-match\"]\n[White \"a\"]\n[Black \"b\"]\n[Result \"*\"]\n[Variant \"nine\"]\n[Flying \"true\"]\n[SetUp \"1\"]\n[FEN \"{start}\"]\n\n3. {} {} 4. {} {} 5. {} {} 6. {} {} 7. {} {} *\n",
+        moves[0], moves[1], moves[2], moves[3], moves[4], moves[5], moves[6], moves[7], moves[8], moves[9]
+    );
+    tab(c, "records").await?;
+    set_value(c, "pgn-text", &pgn).await?;
+    click_id(c, "pgn-load").await?;
+    let all = moves.join(" ");
+    let snap = wait_for(c, "the PGN", 10, |x| {
+        x["moves"] == all.as_str() && x["ply"] == "0"
+    })
+    .await?;
+    check_board(
+        &mut r,
+        &json!({"moves": "", "fen": snap["fen"], "engineFen": snap["engineFen"]}),
+        Some(start),
+    )?;
+    for i in 1..=moves.len() {
+        click_id(c, "nav-forward").await?;
+        let snap = wait_for(c, &format!("ply {i}"), 10, |x| {
+            x["ply"] == i.to_string().as_str()
+        })
+        .await?;
+        let upto = moves[..i].join(" ");
+        let want = r.query(&RefEngine::position(&upto, Some(start)), "fen");
+        if snap["fen"] != want.as_str() {
+            return Err(format!("ply {i}: drawn {} but {want}", snap["fen"]));
+        }
+    }
+    click_id(c, "nav-first").await?;
+    wait_for(c, "ply 0", 10, |x| x["ply"] == "0").await?;
+    // A click on the 6th move in the list.
+    click_css(c, "#moves .mv[data-ply=\"6\"]").await?;
+    let snap = wait_for(c, "ply 6", 10, |x| x["ply"] == "6").await?;
+    let want = r.query(
+        &RefEngine::position(&moves[..6].join(" "), Some(start)),
+        "fen",
+    );
+    if snap["fen"] != want.as_str() {
+        return Err(format!("move list click: drawn {} but {want}", snap["fen"]));
+    }
+    // Analysis of that position: evaluation and lines appear and deepen.
+    tab(c, "analysis").await?;
+    click_id(c, "analyse").await?;
+    let first = wait_for(c, "analysis", 15, |x| {
+        x["depth"].as_u64().unwrap_or(0) >= 4 && x["pv"] == 3
+    })
+    .await?;
+    let e = first["eval"].as_str().unwrap_or("");
+    if !(e.starts_with('+') || e.starts_with('−') || e.contains('M') || e.contains("TB")) {
+        return Err(format!("odd evaluation text '{e}'"));
+    }
+    let d0 = first["depth"].as_u64().unwrap();
+    wait_for(c, "a deeper iteration", 20, |x| {
+        x["depth"].as_u64().unwrap_or(0) > d0
+    })
+    .await?;
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    screenshot(c, "analysis").await;
+    // Analysis follows the position: one step back, new lines.
+    click_id(c, "nav-back").await?;
+    wait_for(c, "analysis at ply 5", 15, |x| {
+        x["ply"] == "5" && x["depth"].as_u64().unwrap_or(0) >= 3
+    })
+    .await?;
+    // A line clicked shows on the board; Esc returns.
+    let before = snapshot(c).await?;
+    click_css(c, "#pv-lines li").await?;
+    let shown = wait_for(c, "the line on the board", 10, |x| x["preview"] == true).await?;
+    if shown["fen"] == before["fen"] {
+        return Err("the line did not change the board".into());
+    }
+    c.execute(
+        "document.dispatchEvent(new KeyboardEvent('keydown', {key: 'Escape'}))",
+        vec![],
+    )
+    .await
+    .map_err(err)?;
+    wait_for(c, "back from the line (Esc)", 10, |x| {
+        x["preview"] == false && x["fen"] == before["fen"]
+    })
+    .await?;
+    // Once more, returning by a click on the board.
+    click_css(c, "#pv-lines li").await?;
+    wait_for(c, "the line again", 10, |x| x["preview"] == true).await?;
+    click_point(c, "d1").await?;
+    wait_for(c, "back from the line (click)", 10, |x| {
+        x["preview"] == false && x["fen"] == before["fen"]
+    })
+    .await?;
+    // A review of the loaded game: every position gets a score on the graph.
+    tab(c, "review").await?;
+    set_value(c, "review-time", "0.05").await?;
+    click_id(c, "review-start").await?;
+    wait_for(c, "the review", 40, |x| {
+        x["graphPoints"] == 11 && x["status"] != "review"
+    })
+    .await?;
+    screenshot(c, "review").await;
+    Ok(())
+}
+
+async fn set_position(c: &Client, s: &Server) -> R<()> {
+    open(c, s).await?;
+    tab(c, "records").await?;
+    let fen = "W.B/.W./B.W/BW..WB/.B./W.B/..W b 2 3 0 7";
+    set_value(c, "fen-input", &format!("  {fen} ")).await?;
+    click_id(c, "fen-set").await?;
+    let snap = wait_for(c, "the set-up position", 10, |x| x["fen"] == fen).await?;
+    let drawn: u64 = c
+        .execute(
+            "return document.querySelectorAll('#board [data-piece]').length",
+            vec![],
+        )
+        .await
+        .map_err(err)?
+        .as_u64()
+        .unwrap_or(0);
+    if drawn != 13 {
+        return Err(format!("{drawn} pieces drawn, the string has 13: {snap}"));
+    }
+    // A bad string is refused with a message and changes nothing.
+    set_value(
+        c,
+        "fen-input",
+        "WWWWWWWWW/.../.../....../.../.../... w 9 9 0 1",
+    )
+    .await?;
+    click_id(c, "fen-set").await?;
+    let snap = wait_for(c, "the refusal", 10, |x| {
+        !x["error"].as_str().unwrap_or("").is_empty()
+    })
+    .await?;
+    if snap["fen"] != fen {
+        return Err("a refused string changed the board".into());
+    }
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn browser_plays_and_analyses() {
+    let Some((_driver, c)) = browser().await else {
+        return;
+    };
+    let s = Server::with_millstone(&[]);
+    let mut failures = Vec::new();
+    for name in [
+        "full_game",
+        "twelve_diagonal",
+        "analysis_and_pgn",
+        "set_position",
+    ] {
+        let t = Instant::now();
+        let r = match name {
+            "full_game" => full_game(&c, &s).await,
+            "twelve_diagonal" => twelve_diagonal(&c, &s).await,
+            "analysis_and_pgn" => analysis_and_pgn(&c, &s).await,
+            _ => set_position(&c, &s).await,
+        };
+        match r {
+            Ok(()) => println!(
+                "browser scenario {name}: ok in {:.1} s",
+                t.elapsed().as_secs_f64()
+            ),
+            Err(e) => {
+                screenshot(&c, &format!("failure-{name}")).await;
+                println!("browser scenario {name}: FAILED: {e}");
+                failures.push(format!("{name}: {e}"));
+            }
+        }
+    }
+    let _ = c.close().await;
+    assert!(
+        failures.is_empty(),
+        "browser scenarios failed (screenshots in {}):\n{}",
+        screens().display(),
+        failures.join("\n")
+    );
+    // The marker .ci/run checks: the browser tests ran and passed.
+    std::fs::write(
+        bin_dir().parent().unwrap().join("gui-browser-tests.ok"),
+        "ok\n",
+    )
+    .unwrap();
+}

@@ -1,0 +1,432 @@
+//! The server without a browser: one engine per socket, killed on disconnect; the engine limit;
+//! a crashing or hanging engine reported and restarted; hostile requests refused.
+
+mod common;
+
+use common::{alive, program, Server};
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{json, Value};
+use std::time::{Duration, Instant};
+use tokio::net::TcpStream;
+use tokio_tungstenite::{connect_async, tungstenite::Message, MaybeTlsStream, WebSocketStream};
+
+type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
+
+async fn connect(s: &Server) -> Ws {
+    let (ws, _) = connect_async(s.ws_url()).await.expect("connect");
+    ws
+}
+
+/// The next message of this type (others are skipped), within `secs`.
+async fn next_of(ws: &mut Ws, ty: &str, secs: u64) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let m = tokio::time::timeout(left, ws.next())
+            .await
+            .unwrap_or_else(|_| panic!("no '{ty}' message within {secs} s"));
+        match m {
+            Some(Ok(Message::Text(t))) => {
+                let v: Value = serde_json::from_str(t.as_str()).unwrap();
+                if v["type"] == ty {
+                    return v;
+                }
+            }
+            Some(Ok(_)) => {}
+            other => panic!("socket ended waiting for '{ty}': {other:?}"),
+        }
+    }
+}
+
+async fn send(ws: &mut Ws, v: Value) {
+    ws.send(Message::Text(v.to_string().into())).await.unwrap();
+}
+
+async fn send_text(ws: &mut Ws, t: String) {
+    ws.send(Message::Text(t.into())).await.unwrap();
+}
+
+async fn wait_dead(pid: u32) {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while alive(pid) {
+        assert!(Instant::now() < deadline, "engine {pid} still runs");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn engine_is_killed_when_its_socket_closes() {
+    let s = Server::with_millstone(&[]);
+    let mut ws = connect(&s).await;
+    let hello = next_of(&mut ws, "hello", 10).await;
+    let pid = hello["engine"]["pid"].as_u64().unwrap() as u32;
+    let st = next_of(&mut ws, "state", 10).await;
+    assert_eq!(st["fen"], ".../.../.../....../.../.../... w 9 9 0 1");
+    assert_eq!(st["legal"].as_array().unwrap().len(), 24);
+    assert!(alive(pid));
+    // Start a search, then drop the socket without a close frame.
+    send(
+        &mut ws,
+        json!({"type": "analyse", "on": true, "multipv": 2}),
+    )
+    .await;
+    next_of(&mut ws, "info", 10).await;
+    drop(ws);
+    wait_dead(pid).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn max_engines_holds() {
+    let s = Server::with_millstone(&["--max-engines", "2"]);
+    let mut a = connect(&s).await;
+    let mut b = connect(&s).await;
+    let pa = next_of(&mut a, "hello", 10).await["engine"]["pid"]
+        .as_u64()
+        .unwrap() as u32;
+    next_of(&mut b, "hello", 10).await;
+    let mut c = connect(&s).await;
+    let f = next_of(&mut c, "fatal", 10).await;
+    assert!(
+        f["message"].as_str().unwrap().contains("--max-engines 2"),
+        "{f}"
+    );
+    // Closing a tab frees its engine for the next one.
+    a.close(None).await.unwrap();
+    drop(a);
+    wait_dead(pa).await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let mut d = connect(&s).await;
+    next_of(&mut d, "hello", 10).await;
+}
+
+/// An engine that forwards to millstone until the Nth `go`, then crashes (or hangs).
+fn wrapper(mode: &str, at: u32) -> String {
+    let dir = common::bin_dir().join("gui-test-engines");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("{mode}-{at}.sh"));
+    let action = if mode == "crash" {
+        "kill -9 $pid; exit 3"
+    } else {
+        "while true; do sleep 1; done"
+    };
+    let script = format!(
+        r#"#!/bin/bash
+f=$(mktemp -u); mkfifo "$f"
+"{engine}" < "$f" &
+pid=$!
+exec 3>"$f"; rm -f "$f"
+n=0
+while IFS= read -r line; do
+  case "$line" in go*) n=$((n+1)); if [ "$n" -ge {at} ]; then {action}; fi;; esac
+  printf '%s\n' "$line" >&3
+done
+kill $pid
+"#,
+        engine = program("millstone").display()
+    );
+    std::fs::write(&path, script).unwrap();
+    path.to_string_lossy().into_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn crashing_engine_is_reported_and_restarted() {
+    let s = Server::start(&[], &["bash".into(), wrapper("crash", 1)]);
+    let mut ws = connect(&s).await;
+    let pid = next_of(&mut ws, "hello", 10).await["engine"]["pid"]
+        .as_u64()
+        .unwrap() as u32;
+    next_of(&mut ws, "state", 10).await;
+    send(&mut ws, json!({"type": "move", "token": "d6"})).await;
+    let st = next_of(&mut ws, "engine_status", 10).await;
+    assert_eq!(st["status"], "crashed", "{st}");
+    let hello = next_of(&mut ws, "hello", 10).await;
+    let pid2 = hello["engine"]["pid"].as_u64().unwrap() as u32;
+    assert_ne!(pid, pid2);
+    let st = next_of(&mut ws, "engine_status", 10).await;
+    assert_eq!(st["status"], "restarted", "{st}");
+    let state = next_of(&mut ws, "state", 10).await;
+    assert_eq!(state["moves"], json!(["d6"]), "the game survives the crash");
+    assert_eq!(state["paused"], true);
+    wait_dead(pid).await;
+    // The new engine serves the game: both sides human now.
+    send(
+        &mut ws,
+        json!({"type": "set_players", "white": "human", "black": "human"}),
+    )
+    .await;
+    next_of(&mut ws, "state", 10).await;
+    send(&mut ws, json!({"type": "move", "token": "a1"})).await;
+    let state = next_of(&mut ws, "state", 10).await;
+    assert_eq!(state["moves"], json!(["d6", "a1"]));
+    assert_eq!(state["fen"], ".../.W./.../....../.../.../B.. w 8 8 0 2");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hanging_engine_is_reported_and_restarted() {
+    let s = Server::start(&[], &["bash".into(), wrapper("hang", 1)]);
+    let mut ws = connect(&s).await;
+    next_of(&mut ws, "hello", 10).await;
+    next_of(&mut ws, "state", 10).await;
+    send(&mut ws, json!({"type": "move", "token": "d6"})).await;
+    let st = next_of(&mut ws, "engine_status", 20).await;
+    assert_eq!(st["status"], "hung", "{st}");
+    let st = next_of(&mut ws, "engine_status", 20).await;
+    assert_eq!(st["status"], "restarted", "{st}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hostile_requests_are_refused() {
+    let s = Server::with_millstone(&[]);
+    let mut ws = connect(&s).await;
+    let pid = next_of(&mut ws, "hello", 10).await["engine"]["pid"]
+        .as_u64()
+        .unwrap() as u32;
+    next_of(&mut ws, "state", 10).await;
+    let long = "d".repeat(300_000);
+    let bad: Vec<String> = vec![
+        "not json".into(),
+        json!({"type": "launch_missiles"}).to_string(),
+        json!({"type": "move"}).to_string(),
+        json!({"type": "move", "token": "d6\nquit"}).to_string(),
+        json!({"type": "move", "token": "d6 xa1"}).to_string(),
+        json!({"type": "move", "token": "h9"}).to_string(),
+        json!({"type": "move", "token": "d6-d5"}).to_string(),
+        json!({"type": "move", "token": long}).to_string(),
+        json!({"type": "set_option", "name": "Hash\nquit", "value": "1"}).to_string(),
+        json!({"type": "set_option", "name": "Hash", "value": "1\nquit"}).to_string(),
+        json!({"type": "set_option", "name": "Hash", "value": "-5"}).to_string(),
+        json!({"type": "set_option", "name": "Hash", "value": "99999999"}).to_string(),
+        json!({"type": "set_option", "name": "TablePath", "value": "/etc"}).to_string(),
+        json!({"type": "set_option", "name": "Nonexistent", "value": "1"}).to_string(),
+        json!({"type": "set_fen", "fen": ".../.../.../....../.../.../... w 9 9 0 1\nquit"})
+            .to_string(),
+        json!({"type": "set_fen", "fen": "WWWWWWWWW/.../.../....../.../.../... w 9 9 0 1"})
+            .to_string(),
+        json!({"type": "load_pgn", "text": "1. d6 quit"}).to_string(),
+        json!({"type": "load_pgn", "text": "1. d6 d6"}).to_string(),
+        json!({"type": "load_jsonl", "line": "{\"variant\":\"nine\"}"}).to_string(),
+        json!({"type": "preview", "moves": ["d6", "go infinite"]}).to_string(),
+        json!({"type": "new_game", "variant": "chess", "flying": true}).to_string(),
+        format!(
+            "{{\"type\":\"load_pgn\",\"text\":\"{}\"}}",
+            "1".repeat(300_000)
+        ),
+    ];
+    for b in &bad {
+        send_text(&mut ws, b.clone()).await;
+        let e = next_of(&mut ws, "error", 10).await;
+        assert!(e["message"].as_str().is_some(), "{e}");
+    }
+    assert!(alive(pid), "the engine survived");
+    // Still usable, and the position untouched.
+    send(
+        &mut ws,
+        json!({"type": "set_players", "white": "human", "black": "human"}),
+    )
+    .await;
+    let st = next_of(&mut ws, "state", 10).await;
+    assert_eq!(st["moves"], json!([]));
+    send(&mut ws, json!({"type": "move", "token": "D6"})).await;
+    let st = next_of(&mut ws, "state", 10).await;
+    assert_eq!(st["moves"], json!(["d6"]));
+    // A huge ply number is clamped.
+    send(&mut ws, json!({"type": "goto", "ply": 1_000_000_000u64})).await;
+    let st = next_of(&mut ws, "state", 10).await;
+    assert_eq!(st["cursor"], 1);
+    // Setting a real option within its range works.
+    send(
+        &mut ws,
+        json!({"type": "set_option", "name": "hash", "value": "8"}),
+    )
+    .await;
+    send(&mut ws, json!({"type": "ping"})).await;
+    next_of(&mut ws, "pong", 10).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cross_origin_socket_is_refused() {
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+    let s = Server::with_millstone(&[]);
+    let mut req = s.ws_url().into_client_request().unwrap();
+    req.headers_mut()
+        .insert("Origin", "http://evil.example".parse().unwrap());
+    assert!(connect_async(req).await.is_err());
+    let mut req = s.ws_url().into_client_request().unwrap();
+    let own = format!("http://127.0.0.1:{}", s.port);
+    req.headers_mut().insert("Origin", own.parse().unwrap());
+    let (mut ws, _) = connect_async(req).await.unwrap();
+    next_of(&mut ws, "hello", 10).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn engine_plays_review_and_pgn() {
+    let s = Server::with_millstone(&[]);
+    let mut ws = connect(&s).await;
+    next_of(&mut ws, "hello", 10).await;
+    next_of(&mut ws, "state", 10).await;
+    send(
+        &mut ws,
+        json!({"type": "set_limit", "limit": {"kind": "depth", "depth": 3}}),
+    )
+    .await;
+    next_of(&mut ws, "state", 10).await;
+    send(&mut ws, json!({"type": "move", "token": "d6"})).await;
+    // Our move, then the engine's.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let st = loop {
+        assert!(Instant::now() < deadline);
+        let st = next_of(&mut ws, "state", 20).await;
+        if st["moves"].as_array().unwrap().len() == 2 {
+            break st;
+        }
+    };
+    assert!(st["last_think_ms"].is_u64());
+    assert_eq!(st["legal"].as_array().unwrap().len(), 22);
+    send(&mut ws, json!({"type": "export_pgn"})).await;
+    let pgn = next_of(&mut ws, "pgn", 10).await;
+    let text = pgn["text"].as_str().unwrap();
+    assert!(
+        text.contains("[Variant \"nine\"]") && text.contains("1. d6 "),
+        "{text}"
+    );
+    // Review marks nothing worse than the engine's own moves at depth 3 or so; just check it runs.
+    send(&mut ws, json!({"type": "review", "movetime": 30})).await;
+    next_of(&mut ws, "review_progress", 10).await;
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        assert!(Instant::now() < deadline, "review did not finish");
+        let st = next_of(&mut ws, "state", 20).await;
+        if st["review"].is_null() && st["evals"].as_array().unwrap().iter().all(|e| !e.is_null()) {
+            break;
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn clock_runs_out_and_loses_on_time() {
+    let s = Server::with_millstone(&[]);
+    let mut ws = connect(&s).await;
+    next_of(&mut ws, "hello", 10).await;
+    next_of(&mut ws, "state", 10).await;
+    send(
+        &mut ws,
+        json!({"type": "set_players", "white": "human", "black": "human"}),
+    )
+    .await;
+    next_of(&mut ws, "state", 10).await;
+    send(
+        &mut ws,
+        json!({"type": "set_limit", "limit": {"kind": "clock", "base_ms": 1000, "inc_ms": 0}}),
+    )
+    .await;
+    let st = next_of(&mut ws, "state", 10).await;
+    assert_eq!(st["clocks"]["running"], "white");
+    let t = Instant::now();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let st = loop {
+        assert!(Instant::now() < deadline, "no loss on time");
+        let st = next_of(&mut ws, "state", 10).await;
+        if !st["end"].is_null() {
+            break st;
+        }
+    };
+    assert!(t.elapsed() >= Duration::from_millis(900));
+    assert_eq!(st["end"], json!({"result": "0-1", "reason": "timeout"}));
+    assert_eq!(st["legal"], json!([]));
+    // No move after the flag.
+    send(&mut ws, json!({"type": "move", "token": "d6"})).await;
+    next_of(&mut ws, "error", 10).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn engine_against_engine_with_tables_dir() {
+    let dir = common::bin_dir().join("gui-test-tables");
+    std::fs::create_dir_all(&dir).unwrap();
+    let s = Server::with_millstone(&["--tables", dir.to_str().unwrap()]);
+    let mut ws = connect(&s).await;
+    let hello = next_of(&mut ws, "hello", 10).await;
+    assert_eq!(hello["tables"], true);
+    // TablePath is the server's: the page is not offered it.
+    let names: Vec<&str> = hello["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        !names.contains(&"TablePath") && names.contains(&"Hash"),
+        "{names:?}"
+    );
+    let says = next_of(&mut ws, "engine_says", 10).await;
+    assert!(
+        says["text"].as_str().unwrap().contains("endgame tables"),
+        "{says}"
+    );
+    send(
+        &mut ws,
+        json!({"type": "set_limit", "limit": {"kind": "depth", "depth": 1}}),
+    )
+    .await;
+    send(
+        &mut ws,
+        json!({"type": "set_players", "white": "engine", "black": "engine"}),
+    )
+    .await;
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        assert!(Instant::now() < deadline, "the engines did not play on");
+        let st = next_of(&mut ws, "state", 30).await;
+        if st["moves"].as_array().unwrap().len() >= 8 {
+            assert_eq!(st["legal"], json!([]), "no input while engines play");
+            break;
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn analysis_follows_the_position() {
+    let s = Server::with_millstone(&[]);
+    let mut ws = connect(&s).await;
+    next_of(&mut ws, "hello", 10).await;
+    next_of(&mut ws, "state", 10).await;
+    send(
+        &mut ws,
+        json!({"type": "set_players", "white": "human", "black": "human"}),
+    )
+    .await;
+    send(
+        &mut ws,
+        json!({"type": "analyse", "on": true, "multipv": 2}),
+    )
+    .await;
+    let i = next_of(&mut ws, "info", 10).await;
+    assert_eq!(i["source"], "analysis");
+    // A change that is not a move keeps the analysis going.
+    send(
+        &mut ws,
+        json!({"type": "set_limit", "limit": {"kind": "depth", "depth": 5}}),
+    )
+    .await;
+    next_of(&mut ws, "state", 10).await;
+    next_of(&mut ws, "info", 10).await;
+    // A move: the lines that follow are of the new position (Black to move).
+    send(&mut ws, json!({"type": "move", "token": "d6"})).await;
+    let st = next_of(&mut ws, "state", 10).await;
+    assert_eq!(st["moves"], json!(["d6"]));
+    let i = next_of(&mut ws, "info", 10).await;
+    assert_eq!(i["white_to_move"], false);
+    let pv0 = i["info"]["pv"][0].as_str().unwrap().to_string();
+    assert!(
+        st["legal"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m == pv0.as_str()),
+        "{pv0} is a legal move of the new position"
+    );
+    // Back to the start: analysis follows.
+    send(&mut ws, json!({"type": "goto", "ply": 0})).await;
+    next_of(&mut ws, "state", 10).await;
+    let i = next_of(&mut ws, "info", 10).await;
+    assert_eq!(i["white_to_move"], true);
+}
