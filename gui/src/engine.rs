@@ -114,15 +114,21 @@ impl Score {
             Score::Mate(n) => Score::Mate(-n),
         }
     }
-    /// Win (1), draw-ish (0) or loss (-1) verdict: only a mate is a verdict.
+    /// Win (1), draw-ish (0) or loss (-1) verdict: a mate, or an endgame-table result (a cp
+    /// value beyond 19000, protocol.md "Scores").
     pub fn verdict(self) -> i32 {
         match self {
             Score::Mate(n) if n > 0 => 1,
             Score::Mate(_) => -1,
+            Score::Cp(c) if c >= TB_CP => 1,
+            Score::Cp(c) if c <= -TB_CP => -1,
             Score::Cp(_) => 0,
         }
     }
 }
+
+/// `cp` values from here on are endgame-table wins (protocol.md, "Scores").
+pub const TB_CP: i64 = 19000;
 
 /// One `info` line of a search.
 #[derive(Debug, Clone, Serialize, PartialEq, Default)]
@@ -411,6 +417,14 @@ impl Engine {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn table_scores_are_verdicts() {
+        assert_eq!(Score::Cp(19975).verdict(), 1);
+        assert_eq!(Score::Cp(-19000).verdict(), -1);
+        assert_eq!(Score::Cp(1800).verdict(), 0);
+        assert_eq!(Score::Mate(-3).verdict(), -1);
+    }
 
     #[test]
     fn options() {

@@ -297,8 +297,9 @@ function fmtScore(s, whiteToMove) {
   if (!s) return "–";
   let { kind, value } = s;
   if (whiteToMove === false) value = -value;
+  // protocol.md, Scores: cp beyond 19000 is the endgame tables' verdict, not an evaluation.
+  if (kind === "cp" && Math.abs(value) >= 19000) return value > 0 ? "TB win" : "TB loss";
   if (kind === "cp") return (value >= 0 ? "+" : "−") + (Math.abs(value) / 100).toFixed(2);
-  if (Math.abs(value) >= 200) return value > 0 ? "TB win" : "TB loss";
   return (value >= 0 ? "M" : "−M") + Math.abs(value);
 }
 
