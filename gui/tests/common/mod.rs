@@ -162,8 +162,9 @@ impl RefEngine {
         loop {
             assert!(Instant::now() < deadline, "reference engine too slow");
             let l = self.line();
+            // `bestmove <move> [ponder <reply>]`
             if let Some(b) = l.strip_prefix("bestmove ") {
-                return b.trim().to_string();
+                return b.split_whitespace().next().unwrap_or("").to_string();
             }
         }
     }
