@@ -180,6 +180,73 @@ impl SubIndex {
         self.us.stab[(idx / self.slots) as usize] == 1 || self.unrank(idx).2
     }
 
+    /// Number of canonical `us` sets; slots `ci * slots_per_us() ..` belong to the `ci`-th.
+    pub fn us_count(&self) -> usize {
+        self.us.canon.len()
+    }
+
+    /// Number of slots per canonical `us` set: C(24 - w, b).
+    pub fn slots_per_us(&self) -> usize {
+        self.slots as usize
+    }
+
+    /// The `ci`-th canonical `us` set.
+    pub fn us_set(&self, ci: usize) -> u32 {
+        self.us.canon[ci]
+    }
+
+    /// Calls `f(them, canonical)` for the slots of the `ci`-th canonical `us` set in slot order.
+    /// Stepping to the next `them` set is a few operations where
+    /// [`SubIndex::unrank`] searches every point, and the generator visits every slot.
+    #[inline]
+    pub fn for_each_them<F: FnMut(u32, bool)>(&self, ci: usize, mut f: F) {
+        let u = self.us.canon[ci];
+        let st = self.us.stab[ci];
+        // Deposit tables: a set of free-point numbers (by byte) to its points on the board.
+        let mut dep = [[0u32; 256]; 3];
+        let mut free = !u & 0xff_ffff;
+        for d in dep.iter_mut() {
+            let mut pts = [0u32; 8];
+            for pt in pts.iter_mut() {
+                if free != 0 {
+                    *pt = free & free.wrapping_neg();
+                    free &= free - 1;
+                }
+            }
+            for x in 1..256usize {
+                d[x] = d[x & (x - 1)] | pts[x.trailing_zeros() as usize];
+            }
+        }
+        let b = self.b as u32;
+        let mut c: u32 = (1u32 << b) - 1;
+        for n in 0..self.slots {
+            let t = dep[0][(c & 0xff) as usize]
+                | dep[1][((c >> 8) & 0xff) as usize]
+                | dep[2][((c >> 16) & 0xff) as usize];
+            f(t, st == 1 || self.smallest_under(st, t));
+            if c == 0 || n + 1 == self.slots {
+                break;
+            }
+            // Next set of free-point numbers in colex order (Gosper's hack).
+            let lo = c & c.wrapping_neg();
+            let r = c + lo;
+            c = (((r ^ c) >> 2) / lo) | r;
+        }
+    }
+
+    /// Whether `t` is the smallest of its images under the symmetries of mask `st`.
+    #[inline]
+    fn smallest_under(&self, st: u16, t: u32) -> bool {
+        let mut m = st & !1;
+        while m != 0 {
+            if self.syms.apply(m.trailing_zeros() as usize, t) < t {
+                return false;
+            }
+            m &= m - 1;
+        }
+        true
+    }
+
     /// The position stored in a slot, and whether the slot is the canonical form of it.
     pub fn unrank(&self, idx: u32) -> (u32, u32, bool) {
         let ci = (idx / self.slots) as usize;
@@ -206,16 +273,7 @@ impl SubIndex {
             hi = p;
         }
         let st = self.us.stab[ci];
-        let mut canonical = true;
-        let mut m = st & !1;
-        while m != 0 {
-            if self.syms.apply(m.trailing_zeros() as usize, t) < t {
-                canonical = false;
-                break;
-            }
-            m &= m - 1;
-        }
-        (u, t, canonical)
+        (u, t, st == 1 || self.smallest_under(st, t))
     }
 }
 
@@ -244,6 +302,28 @@ mod tests {
         assert_eq!(BINOM[21][3], 1330);
         assert_eq!(BINOM[24][12], 2_704_156);
         assert_eq!(BINOM[3][5], 0);
+    }
+
+    #[test]
+    fn for_each_them_walks_the_slots_in_order() {
+        for variant in [Variant::Nine, Variant::Twelve] {
+            for (w, b) in [(3, 3), (4, 5), (3, 0), (1, 1), (12, 12), (9, 3)] {
+                let sub = SubIndex::new(variant, w, b);
+                for ci in (0..sub.us_count()).step_by(7) {
+                    let mut i = (ci * sub.slots_per_us()) as u32;
+                    sub.for_each_them(ci, |t, canonical| {
+                        let (_, t0, c0) = sub.unrank(i);
+                        assert_eq!((t, canonical), (t0, c0), "{w}v{b} slot {i}");
+                        i += 1;
+                    });
+                    assert_eq!(
+                        sub.us_set(ci),
+                        sub.unrank((ci * sub.slots_per_us()) as u32).0
+                    );
+                    assert_eq!(i as usize, (ci + 1) * sub.slots_per_us());
+                }
+            }
+        }
     }
 
     #[test]
