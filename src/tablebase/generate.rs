@@ -184,37 +184,40 @@ pub fn solve_pair(
         let oidx = indexes[other(t)];
         let conv_t = conv_tables[t];
         let fly = rules.flying && x == 3;
-        let init: Vec<(u8, u8)> = (0..idx.len() as u32)
-            .into_par_iter()
-            .with_min_len(1 << 12)
-            .map(|i| {
-                let (us, them, canonical) = idx.unrank(i);
-                if !canonical {
-                    return (NOT_CANONICAL, C_NONE);
-                }
-                let mut kids = [0u32; 64];
-                let mut n = 0;
-                let mut best: Option<Value> = None;
-                for_each_move(topo, fly, us, them, |after, _to, mill| {
-                    if mill {
-                        let v = mill_value(topo, conv_t, after, them);
-                        best = Some(best.map_or(v, |b| b.max(v)));
-                    } else {
-                        kids[n] = oidx.index(them, after);
-                        n += 1;
+        let mut init = vec![(NOT_CANONICAL, C_NONE); idx.len()];
+        init.par_chunks_mut(idx.slots_per_us())
+            .enumerate()
+            .for_each(|(ci, chunk)| {
+                let mut slot = chunk.iter_mut();
+                let us = idx.us_set(ci);
+                idx.for_each_them(ci, |them, canonical| {
+                    let out = slot.next().expect("one slot per them set");
+                    if !canonical {
+                        return;
                     }
+                    let mut kids = [0u32; 64];
+                    let mut n = 0;
+                    let mut best: Option<Value> = None;
+                    for_each_move(topo, fly, us, them, |after, _to, mill| {
+                        if mill {
+                            let v = mill_value(topo, conv_t, after, them);
+                            best = Some(best.map_or(v, |b| b.max(v)));
+                        } else {
+                            kids[n] = oidx.index(them, after);
+                            n += 1;
+                        }
+                    });
+                    let kids = &mut kids[..n];
+                    kids.sort_unstable();
+                    let mut distinct = 0;
+                    for k in 0..n {
+                        if k == 0 || kids[k] != kids[k - 1] {
+                            distinct += 1;
+                        }
+                    }
+                    *out = (distinct as u8, conv_code(best));
                 });
-                let kids = &mut kids[..n];
-                kids.sort_unstable();
-                let mut distinct = 0;
-                for k in 0..n {
-                    if k == 0 || kids[k] != kids[k - 1] {
-                        distinct += 1;
-                    }
-                }
-                (distinct as u8, conv_code(best))
-            })
-            .collect();
+            });
         let _ = y;
         works.push(Work {
             idx,

@@ -37,8 +37,22 @@ pub const BINOM: [[u32; 25]; 25] = {
 
 /// Colex rank of a set among the sets of its size: the sum of C(p_i, i) over its points
 /// p_1 < p_2 < ... (i from 1). For sets of one size this is also their numeric order.
+/// `bits` must lie within the 24 points.
 #[inline(always)]
-pub fn colex_rank(mut bits: u32) -> u32 {
+pub fn colex_rank(bits: u32) -> u32 {
+    debug_assert!(bits < 1 << 24);
+    // A byte's share depends only on the byte and on how many points lie below it, so three
+    // look-ups replace a step per point; this runs for every child in the generator.
+    let (b0, b1, b2) = (bits & 0xff, (bits >> 8) & 0xff, bits >> 16);
+    let c1 = b0.count_ones() as usize;
+    let c2 = c1 + b1.count_ones() as usize;
+    COLEX_BYTES[b0 as usize]
+        + COLEX_BYTES[(1 + c1) * 256 + b1 as usize]
+        + COLEX_BYTES[(10 + c2) * 256 + b2 as usize]
+}
+
+/// [`colex_rank`] one point at a time, to build and check the byte tables.
+const fn colex_rank_slow(mut bits: u32) -> u32 {
     let mut r = 0;
     let mut i = 1;
     while bits != 0 {
@@ -48,6 +62,32 @@ pub fn colex_rank(mut bits: u32) -> u32 {
     }
     r
 }
+
+/// Byte shares of [`colex_rank`]: row 0 is the low byte; rows 1 + c (c = 0..=8) the middle byte
+/// with c points below it; rows 10 + c (c = 0..=16) the high byte with c points below.
+static COLEX_BYTES: [u32; 27 * 256] = {
+    let mut t = [0u32; 27 * 256];
+    let mut row = 0;
+    while row < 27 {
+        let (k, c) = if row == 0 {
+            (0, 0)
+        } else if row < 10 {
+            (1, row - 1)
+        } else {
+            (2, row - 10)
+        };
+        let mut byte = 0;
+        while byte < 256 {
+            // c points below the byte at 0..c, then the byte's own points in place.
+            let below = if c == 0 { 0 } else { (1u32 << c) - 1 };
+            let set = below | (byte as u32) << (8 * k);
+            t[row * 256 + byte] = colex_rank_slow(set) - colex_rank_slow(below);
+            byte += 1;
+        }
+        row += 1;
+    }
+    t
+};
 
 /// The `us` sets of one size for one variant: orbits, canonical members and stabilisers.
 #[derive(Debug)]
@@ -180,6 +220,73 @@ impl SubIndex {
         self.us.stab[(idx / self.slots) as usize] == 1 || self.unrank(idx).2
     }
 
+    /// Number of canonical `us` sets; slots `ci * slots_per_us() ..` belong to the `ci`-th.
+    pub fn us_count(&self) -> usize {
+        self.us.canon.len()
+    }
+
+    /// Number of slots per canonical `us` set: C(24 - w, b).
+    pub fn slots_per_us(&self) -> usize {
+        self.slots as usize
+    }
+
+    /// The `ci`-th canonical `us` set.
+    pub fn us_set(&self, ci: usize) -> u32 {
+        self.us.canon[ci]
+    }
+
+    /// Calls `f(them, canonical)` for the slots of the `ci`-th canonical `us` set in slot order.
+    /// Stepping to the next `them` set is a few operations where
+    /// [`SubIndex::unrank`] searches every point, and the generator visits every slot.
+    #[inline]
+    pub fn for_each_them<F: FnMut(u32, bool)>(&self, ci: usize, mut f: F) {
+        let u = self.us.canon[ci];
+        let st = self.us.stab[ci];
+        // Deposit tables: a set of free-point numbers (by byte) to its points on the board.
+        let mut dep = [[0u32; 256]; 3];
+        let mut free = !u & 0xff_ffff;
+        for d in dep.iter_mut() {
+            let mut pts = [0u32; 8];
+            for pt in pts.iter_mut() {
+                if free != 0 {
+                    *pt = free & free.wrapping_neg();
+                    free &= free - 1;
+                }
+            }
+            for x in 1..256usize {
+                d[x] = d[x & (x - 1)] | pts[x.trailing_zeros() as usize];
+            }
+        }
+        let b = self.b as u32;
+        let mut c: u32 = (1u32 << b) - 1;
+        for n in 0..self.slots {
+            let t = dep[0][(c & 0xff) as usize]
+                | dep[1][((c >> 8) & 0xff) as usize]
+                | dep[2][((c >> 16) & 0xff) as usize];
+            f(t, st == 1 || self.smallest_under(st, t));
+            if c == 0 || n + 1 == self.slots {
+                break;
+            }
+            // Next set of free-point numbers in colex order (Gosper's hack).
+            let lo = c & c.wrapping_neg();
+            let r = c + lo;
+            c = (((r ^ c) >> 2) / lo) | r;
+        }
+    }
+
+    /// Whether `t` is the smallest of its images under the symmetries of mask `st`.
+    #[inline]
+    fn smallest_under(&self, st: u16, t: u32) -> bool {
+        let mut m = st & !1;
+        while m != 0 {
+            if self.syms.apply(m.trailing_zeros() as usize, t) < t {
+                return false;
+            }
+            m &= m - 1;
+        }
+        true
+    }
+
     /// The position stored in a slot, and whether the slot is the canonical form of it.
     pub fn unrank(&self, idx: u32) -> (u32, u32, bool) {
         let ci = (idx / self.slots) as usize;
@@ -206,16 +313,7 @@ impl SubIndex {
             hi = p;
         }
         let st = self.us.stab[ci];
-        let mut canonical = true;
-        let mut m = st & !1;
-        while m != 0 {
-            if self.syms.apply(m.trailing_zeros() as usize, t) < t {
-                canonical = false;
-                break;
-            }
-            m &= m - 1;
-        }
-        (u, t, canonical)
+        (u, t, st == 1 || self.smallest_under(st, t))
     }
 }
 
@@ -244,6 +342,35 @@ mod tests {
         assert_eq!(BINOM[21][3], 1330);
         assert_eq!(BINOM[24][12], 2_704_156);
         assert_eq!(BINOM[3][5], 0);
+    }
+
+    #[test]
+    fn colex_rank_by_bytes_matches_point_by_point() {
+        for bits in 0..1u32 << 24 {
+            assert_eq!(colex_rank(bits), colex_rank_slow(bits), "{bits:#x}");
+        }
+    }
+
+    #[test]
+    fn for_each_them_walks_the_slots_in_order() {
+        for variant in [Variant::Nine, Variant::Twelve] {
+            for (w, b) in [(3, 3), (4, 5), (3, 0), (1, 1), (12, 12), (9, 3)] {
+                let sub = SubIndex::new(variant, w, b);
+                for ci in (0..sub.us_count()).step_by(7) {
+                    let mut i = (ci * sub.slots_per_us()) as u32;
+                    sub.for_each_them(ci, |t, canonical| {
+                        let (_, t0, c0) = sub.unrank(i);
+                        assert_eq!((t, canonical), (t0, c0), "{w}v{b} slot {i}");
+                        i += 1;
+                    });
+                    assert_eq!(
+                        sub.us_set(ci),
+                        sub.unrank((ci * sub.slots_per_us()) as u32).0
+                    );
+                    assert_eq!(i as usize, (ci + 1) * sub.slots_per_us());
+                }
+            }
+        }
     }
 
     #[test]
