@@ -181,9 +181,9 @@ impl Session {
         }
     }
 
-    /// Runs `work` in the background as a job: it gets the stop flag and writes its own lines;
-    /// `last` gives its final line (under the output lock, so that the busy flag is cleared in
-    /// step with it).
+    /// Runs `work` in the background as a job: it gets the stop flag, writes its own lines and
+    /// returns its final one, which is written under the output lock together with clearing
+    /// the busy flag (so a command that reads that line never finds the engine busy).
     fn start_job(&mut self, work: impl FnOnce(&AtomicBool, &Output) -> String + Send + 'static) {
         // Reap a job that finished on its own.
         self.stop_search();
