@@ -1,6 +1,9 @@
 //! The engine with endgame tables: its verdict in covered positions is the table's, and from a
 //! won table position it wins against itself, through the protocol, within the 100-ply rule.
 
+mod engine_process;
+
+use engine_process::{bestmove_of, Engine as Process};
 use millstone::engine::Engine;
 use millstone::search::{Limits, Score, TB_BOUND};
 use millstone::tablebase::{file_name, solve_pair, Table, Tablebase, Wdl, HEADER_LEN};
@@ -8,9 +11,8 @@ use millstone::{Game, Position, Rules, Variant};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Write};
-use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 const NINE: Rules = Rules::new(Variant::Nine, true);
 
@@ -94,6 +96,27 @@ fn verdict_is_the_tables() {
     );
 }
 
+/// The engine with the tables in `dir` plays both sides from `start` through the protocol
+/// (`go depth 4`) until the game ends or `max_plies` are played; every answer must be legal,
+/// and the engine must exit cleanly on `quit`.
+fn play_out(dir: &Path, start: Position, max_plies: usize) -> Game {
+    let mut e = Process::start();
+    e.send(&format!("setoption name TablePath value {}", dir.display()));
+    let mut game = Game::new(start);
+    while game.outcome().is_none() && game.moves().len() < max_plies {
+        let moves: Vec<String> = game.moves().iter().map(|m| m.to_string()).collect();
+        e.send(&format!("position fen {start} moves {}", moves.join(" ")));
+        let best = bestmove_of(&e.go("depth 4"));
+        game.play(best.parse().unwrap())
+            .unwrap_or_else(|err| panic!("{best}: {err}"));
+    }
+    e.send("quit");
+    e.wait_exit(Duration::from_secs(5))
+        .expect("the engine exits");
+    assert!(e.child.try_wait().unwrap().unwrap().success());
+    game
+}
+
 #[test]
 fn wins_a_won_table_position_through_the_protocol() {
     let dir = tables("play");
@@ -107,38 +130,8 @@ fn wins_a_won_table_position_through_the_protocol() {
             break p;
         }
     };
-    let mut child = Command::new(env!("CARGO_BIN_EXE_millstone"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut out = BufReader::new(child.stdout.take().unwrap());
-    writeln!(stdin, "setoption name TablePath value {}", dir.display()).unwrap();
-    let mut game = Game::new(start);
-    let mut line = String::new();
-    while game.outcome().is_none() {
-        let moves: Vec<String> = game.moves().iter().map(|m| m.to_string()).collect();
-        writeln!(
-            stdin,
-            "position fen {} moves {}\ngo depth 4",
-            start,
-            moves.join(" ")
-        )
-        .unwrap();
-        let best = loop {
-            line.clear();
-            assert!(out.read_line(&mut line).unwrap() > 0, "engine ended");
-            if let Some(m) = line.trim().strip_prefix("bestmove ") {
-                break m.split(' ').next().unwrap().to_string();
-            }
-        };
-        game.play(best.parse().unwrap()).unwrap();
-        assert!(game.moves().len() < 300, "the game does not end");
-    }
-    writeln!(stdin, "quit").unwrap();
-    child.wait().unwrap();
+    let game = play_out(&dir, start, 300);
+    assert!(game.outcome().is_some(), "the game does not end");
     let o = game.outcome().unwrap();
     assert_eq!(
         o.result_str(),
@@ -184,36 +177,5 @@ fn keeps_playing_with_damaged_files() {
     }
     // Through the protocol: a game from 4v3 goes on, each answer a legal move.
     let start = random_position(&mut rng, 4, 3);
-    let mut child = Command::new(env!("CARGO_BIN_EXE_millstone"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut out = BufReader::new(child.stdout.take().unwrap());
-    writeln!(stdin, "setoption name TablePath value {}", dir.display()).unwrap();
-    let mut game = Game::new(start);
-    let mut line = String::new();
-    while game.outcome().is_none() && game.moves().len() < 12 {
-        let moves: Vec<String> = game.moves().iter().map(|m| m.to_string()).collect();
-        writeln!(
-            stdin,
-            "position fen {} moves {}\ngo depth 3",
-            start,
-            moves.join(" ")
-        )
-        .unwrap();
-        let best = loop {
-            line.clear();
-            assert!(out.read_line(&mut line).unwrap() > 0, "engine ended");
-            if let Some(m) = line.trim().strip_prefix("bestmove ") {
-                break m.split(' ').next().unwrap().to_string();
-            }
-        };
-        game.play(best.parse().unwrap())
-            .unwrap_or_else(|e| panic!("{best}: {e}"));
-    }
-    writeln!(stdin, "quit").unwrap();
-    assert!(child.wait().unwrap().success());
+    play_out(&dir, start, 12);
 }

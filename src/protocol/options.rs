@@ -223,8 +223,6 @@ pub struct Options {
     pub move_overhead: u64,
     /// Whether `info` lines carry `wdl`.
     pub show_wdl: bool,
-    /// `Ponder` (announced for GUIs; `go ponder` works either way).
-    pub ponder: bool,
     /// `Skill Level`.
     pub skill_level: u32,
     /// `UCI_LimitStrength`.
@@ -241,7 +239,6 @@ impl Default for Options {
             multipv: 1,
             move_overhead: 30,
             show_wdl: false,
-            ponder: false,
             skill_level: skill::MAX_LEVEL,
             limit_strength: false,
             elo: skill::MAX_ELO,

@@ -281,7 +281,8 @@ impl Session {
             Setting::MoveOverhead(ms) => self.options.move_overhead = ms,
             Setting::ShowWdl(b) => self.options.show_wdl = b,
             Setting::ClearHash => self.engine.clear(),
-            Setting::Ponder(b) => self.options.ponder = b,
+            // UCI's way for a GUI to say it may send `go ponder`; pondering needs no setup.
+            Setting::Ponder(_) => {}
             Setting::SkillLevel(l) => self.options.skill_level = l,
             Setting::LimitStrength(b) => self.options.limit_strength = b,
             Setting::Elo(e) => self.options.elo = e,
