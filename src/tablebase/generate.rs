@@ -31,10 +31,32 @@ use crate::topology::Topology;
 use crate::types::{Point, Rules};
 use rayon::prelude::*;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU16, AtomicU8, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU8, Ordering::Relaxed};
 use std::time::Instant;
 
 const FULL: u32 = 0xff_ffff;
+
+fn chunk_flags(slots: usize) -> Vec<AtomicBool> {
+    (0..slots.div_ceil(1 << CHUNK_BITS))
+        .map(|_| AtomicBool::new(false))
+        .collect()
+}
+
+/// Asks for the cache line of `x` ahead of its use.
+#[inline(always)]
+fn prefetch<T>(x: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is a hint; it never faults and reads nothing into the program.
+    #[allow(unused_unsafe)]
+    unsafe {
+        core::arch::x86_64::_mm_prefetch(
+            (x as *const T).cast::<i8>(),
+            core::arch::x86_64::_MM_HINT_T0,
+        );
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = x;
+}
 
 /// Conversion summaries kept per position during solving.
 const C_NONE: u8 = 0;
@@ -88,6 +110,37 @@ struct Work {
     values: Vec<AtomicU16>,
     counters: Vec<AtomicU8>,
     conv: Vec<u8>,
+    /// Per chunk of slots, whether the level before holds a slot solved in it...
+    solved_before: Vec<AtomicBool>,
+    /// ... and whether the current level solved one: most of the hundreds of levels solve
+    /// few positions, so the next level scans only the marked chunks.
+    solved_now: Vec<AtomicBool>,
+}
+
+/// Slots per chunk of [`Work::solved_now`].
+const CHUNK_BITS: u32 = 10;
+
+impl Work {
+    /// Stores a value into an unknown slot, and marks its chunk.
+    #[inline]
+    fn solve(&self, i: usize, v: Value) -> bool {
+        let ok = self.values[i]
+            .compare_exchange(UNKNOWN, v.to_u16(), Relaxed, Relaxed)
+            .is_ok();
+        if ok {
+            self.mark(i);
+        }
+        ok
+    }
+
+    #[inline]
+    fn mark(&self, i: usize) {
+        let flag = &self.solved_now[i >> CHUNK_BITS];
+        // A load first: the line stays shared while the flag is already set.
+        if !flag.load(Relaxed) {
+            flag.store(true, Relaxed);
+        }
+    }
 }
 
 /// Calls `f(us_after, to, closes_mill)` for every move of the side owning `us`.
@@ -184,17 +237,26 @@ pub fn solve_pair(
         let oidx = indexes[other(t)];
         let conv_t = conv_tables[t];
         let fly = rules.flying && x == 3;
-        let mut init = vec![(NOT_CANONICAL, C_NONE); idx.len()];
-        init.par_chunks_mut(idx.slots_per_us())
+        // Four bytes a slot while solving (value, counter, conversion): the biggest jobs of
+        // nine hold a billion slots.
+        let spu = idx.slots_per_us();
+        let mut counters = vec![NOT_CANONICAL; idx.len()];
+        let mut conv = vec![C_NONE; idx.len()];
+        counters
+            .par_chunks_mut(spu)
+            .zip(conv.par_chunks_mut(spu))
             .enumerate()
-            .for_each(|(ci, chunk)| {
-                let mut slot = chunk.iter_mut();
+            .for_each(|(ci, (counts, convs))| {
                 let us = idx.us_set(ci);
+                let mut i = 0;
                 idx.for_each_them(ci, |them, canonical| {
-                    let out = slot.next().expect("one slot per them set");
+                    let slot = i;
+                    i += 1;
                     if !canonical {
                         return;
                     }
+                    // Every child has `them` to move: one key for all of them.
+                    let key = oidx.key(them);
                     let mut kids = [0u32; 64];
                     let mut n = 0;
                     let mut best: Option<Value> = None;
@@ -203,27 +265,32 @@ pub fn solve_pair(
                             let v = mill_value(topo, conv_t, after, them);
                             best = Some(best.map_or(v, |b| b.max(v)));
                         } else {
-                            kids[n] = oidx.index(them, after);
+                            kids[n] = oidx.index_with(&key, after);
                             n += 1;
                         }
                     });
-                    let kids = &mut kids[..n];
-                    kids.sort_unstable();
-                    let mut distinct = 0;
-                    for k in 0..n {
-                        if k == 0 || kids[k] != kids[k - 1] {
-                            distinct += 1;
-                        }
+                    // Different moves lead to different positions with the same `them`,
+                    // which share a slot only by a symmetry fixing `them`.
+                    let mut distinct = n;
+                    if key.is_symmetric() {
+                        let kids = &mut kids[..n];
+                        kids.sort_unstable();
+                        distinct = 1 + kids.windows(2).filter(|p| p[0] != p[1]).count();
+                        distinct = distinct.min(n);
                     }
-                    *out = (distinct as u8, conv_code(best));
+                    counts[slot] = distinct as u8;
+                    convs[slot] = conv_code(best);
                 });
             });
         let _ = y;
         works.push(Work {
             idx,
             values: (0..idx.len()).map(|_| AtomicU16::new(UNKNOWN)).collect(),
-            counters: init.iter().map(|&(c, _)| AtomicU8::new(c)).collect(),
-            conv: init.iter().map(|&(_, c)| c).collect(),
+            // Same layout: collected in place, without a second buffer.
+            counters: counters.into_iter().map(AtomicU8::new).collect(),
+            conv,
+            solved_before: chunk_flags(idx.len()),
+            solved_now: chunk_flags(idx.len()),
         });
     }
     let setup_secs = start.elapsed().as_secs_f64();
@@ -242,12 +309,6 @@ pub fn solve_pair(
         rules
     ));
 
-    let set = |work: &Work, i: usize, v: Value| -> bool {
-        work.values[i]
-            .compare_exchange(UNKNOWN, v.to_u16(), Relaxed, Relaxed)
-            .is_ok()
-    };
-
     let mut n: u16 = 0;
     let mut levels = 0;
     let mut last_report = Instant::now();
@@ -261,59 +322,81 @@ pub fn solve_pair(
                 let pw = &works[other(t)];
                 // The predecessors' mover is the side that is not to move here.
                 let fly = rules.flying && y == 3;
-                found += (0..work.values.len())
-                    .into_par_iter()
-                    .with_min_len(1 << 12)
-                    .map(|i| {
-                        let v = work.values[i].load(Relaxed);
-                        if v != won && v != lost {
-                            return 0u64;
+                let per_slot = |i: usize| {
+                    let v = work.values[i].load(Relaxed);
+                    if v != won && v != lost {
+                        return 0u64;
+                    }
+                    let (us, them, _) = work.idx.unrank(i as u32);
+                    let empty = !(us | them) & FULL;
+                    let mut preds = [0u32; 64];
+                    let mut np = 0;
+                    let mut tos = them;
+                    while tos != 0 {
+                        let to = tos.trailing_zeros() as usize;
+                        tos &= tos - 1;
+                        if topo.closes_mill(Bitboard(them), Point::from_index(to)) {
+                            continue;
                         }
-                        let (us, them, _) = work.idx.unrank(i as u32);
-                        let empty = !(us | them) & FULL;
-                        let mut preds = [0u32; 64];
-                        let mut np = 0;
-                        let mut tos = them;
-                        while tos != 0 {
-                            let to = tos.trailing_zeros() as usize;
-                            tos &= tos - 1;
-                            if topo.closes_mill(Bitboard(them), Point::from_index(to)) {
-                                continue;
+                        let mut froms = if fly {
+                            empty
+                        } else {
+                            topo.adjacent[to].0 & empty
+                        };
+                        while froms != 0 {
+                            let from = froms.trailing_zeros() as usize;
+                            froms &= froms - 1;
+                            let p = pw.idx.index(them ^ (1 << to) ^ (1 << from), us);
+                            // The slots lie anywhere in a table of up to a billion;
+                            // fetching them now overlaps the misses with the work below.
+                            prefetch(&pw.values[p as usize]);
+                            if v == won {
+                                prefetch(&pw.counters[p as usize]);
                             }
-                            let mut froms = if fly {
-                                empty
-                            } else {
-                                topo.adjacent[to].0 & empty
-                            };
-                            while froms != 0 {
-                                let from = froms.trailing_zeros() as usize;
-                                froms &= froms - 1;
-                                preds[np] = pw.idx.index(them ^ (1 << to) ^ (1 << from), us);
-                                np += 1;
-                            }
+                            preds[np] = p;
+                            np += 1;
                         }
-                        let preds = &mut preds[..np];
+                    }
+                    let preds = &mut preds[..np];
+                    // Predecessors differ in the mover's set only (`us` stays): they share
+                    // slots only by a symmetry fixing `us`.
+                    if work.idx.us_is_symmetric(i as u32) {
                         preds.sort_unstable();
-                        let mut newly = 0;
-                        for k in 0..np {
-                            if k > 0 && preds[k] == preds[k - 1] {
-                                continue;
-                            }
-                            let p = preds[k] as usize;
-                            if pw.values[p].load(Relaxed) != UNKNOWN {
-                                continue;
-                            }
-                            if v == lost {
-                                newly += set(pw, p, Value::Win(n)) as u64;
-                            } else if pw.counters[p].fetch_sub(1, Relaxed) == 1 {
-                                if let Some(floor) = conv_loss_floor(pw.conv[p]) {
-                                    if floor <= n {
-                                        newly += set(pw, p, Value::Loss(n)) as u64;
-                                    }
+                    }
+                    let mut newly = 0;
+                    for k in 0..np {
+                        if k > 0 && preds[k] == preds[k - 1] {
+                            continue;
+                        }
+                        let p = preds[k] as usize;
+                        if pw.values[p].load(Relaxed) != UNKNOWN {
+                            continue;
+                        }
+                        if v == lost {
+                            // A plain store: a racing thread can only store the same
+                            // win (a slot whose counter runs out has no lost child).
+                            pw.values[p].store(Value::Win(n).to_u16(), Relaxed);
+                            pw.mark(p);
+                            newly += 1;
+                        } else if pw.counters[p].fetch_sub(1, Relaxed) == 1 {
+                            if let Some(floor) = conv_loss_floor(pw.conv[p]) {
+                                if floor <= n {
+                                    newly += pw.solve(p, Value::Loss(n)) as u64;
                                 }
                             }
                         }
-                        newly
+                    }
+                    newly
+                };
+                let len = work.values.len();
+                found += (0..work.solved_before.len())
+                    .into_par_iter()
+                    .filter(|&c| work.solved_before[c].load(Relaxed))
+                    .map(|c| {
+                        let lo = c << CHUNK_BITS;
+                        (lo..len.min(lo + (1 << CHUNK_BITS)))
+                            .map(per_slot)
+                            .sum::<u64>()
                     })
                     .sum::<u64>();
             }
@@ -338,10 +421,16 @@ pub fn solve_pair(
                         } else {
                             return 0;
                         };
-                        set(work, i, v) as u64
+                        work.solve(i, v) as u64
                     })
                     .sum::<u64>();
             }
+        }
+        for work in &mut works {
+            std::mem::swap(&mut work.solved_before, &mut work.solved_now);
+            work.solved_now
+                .par_iter()
+                .for_each(|f| f.store(false, Relaxed));
         }
         if last_report.elapsed().as_secs_f64() >= 2.0 {
             last_report = Instant::now();
@@ -366,34 +455,40 @@ pub fn solve_pair(
         }
     }
 
-    // Unsolved canonical positions are draws; other slots copy their canonical twin.
+    // Unsolved canonical positions are draws; other slots copy their canonical twin (which is
+    // canonical, so final). All in place: no second copy of a billion-slot table.
     let mut tables = Vec::new();
-    for (t, &(x, y)) in shapes.iter().enumerate() {
-        let work = &works[t];
-        let mut entries: Vec<u16> = work
-            .values
+    for (work, &(x, y)) in works.into_iter().zip(&shapes) {
+        let Work {
+            idx,
+            values,
+            counters,
+            conv,
+            ..
+        } = work;
+        drop(conv);
+        let draw = Value::Draw.to_u16();
+        values
             .par_iter()
-            .zip(work.counters.par_iter())
-            .map(|(v, c)| {
-                let v = v.load(Relaxed);
-                if v == UNKNOWN && c.load(Relaxed) != NOT_CANONICAL {
-                    Value::Draw.to_u16()
-                } else {
-                    v
+            .zip(counters.par_iter())
+            .with_min_len(1 << 12)
+            .for_each(|(v, c)| {
+                if c.load(Relaxed) != NOT_CANONICAL && v.load(Relaxed) == UNKNOWN {
+                    v.store(draw, Relaxed);
                 }
-            })
-            .collect();
-        let fills: Vec<(usize, u16)> = (0..entries.len())
+            });
+        (0..values.len())
             .into_par_iter()
-            .filter(|&i| entries[i] == UNKNOWN)
-            .map(|i| {
-                let (us, them, _) = work.idx.unrank(i as u32);
-                (i, entries[work.idx.index(us, them) as usize])
-            })
-            .collect();
-        for (i, v) in fills {
-            entries[i] = v;
-        }
+            .with_min_len(1 << 12)
+            .for_each(|i| {
+                if counters[i].load(Relaxed) == NOT_CANONICAL {
+                    let (us, them, _) = idx.unrank(i as u32);
+                    let twin = values[idx.index(us, them) as usize].load(Relaxed);
+                    values[i].store(twin, Relaxed);
+                }
+            });
+        drop(counters);
+        let entries: Vec<u16> = values.into_iter().map(AtomicU16::into_inner).collect();
         tables.push(Table::from_entries(rules, x, y, entries));
     }
     let secs = start.elapsed().as_secs_f64();

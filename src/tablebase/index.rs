@@ -155,6 +155,25 @@ impl UsIndex {
     }
 }
 
+/// The part of a slot computation that depends on the `us` set only (see [`SubIndex::key`]).
+#[derive(Clone, Copy, Debug)]
+pub struct UsKey {
+    base: u32,
+    g: u8,
+    stab: u16,
+    free: u32,
+    us: u32,
+}
+
+impl UsKey {
+    /// Whether a symmetry other than the identity fixes the `us` set. Only then can two
+    /// different `them` sets share a slot under this key.
+    #[inline]
+    pub fn is_symmetric(&self) -> bool {
+        self.stab != 1
+    }
+}
+
 /// The index of one sub-space: `w` pieces for the side to move, `b` for the other side.
 #[derive(Clone, Copy, Debug)]
 pub struct SubIndex {
@@ -194,23 +213,40 @@ impl SubIndex {
     /// disjoint).
     #[inline]
     pub fn index(&self, us: u32, them: u32) -> u32 {
+        self.index_with(&self.key(us), them)
+    }
+
+    /// What the slot of a position takes from its `us` set alone: the generator indexes all
+    /// children of a position with one key, since the mover's opponent is the child's mover.
+    #[inline]
+    pub fn key(&self, us: u32) -> UsKey {
         debug_assert_eq!(us.count_ones(), self.w as u32);
-        debug_assert_eq!(them.count_ones(), self.b as u32);
-        debug_assert_eq!(us & them, 0);
         let e = self.us.map[colex_rank(us) as usize];
         let ci = (e >> 4) as usize;
-        let u = self.us.canon[ci];
-        let mut t = self.syms.apply((e & 15) as usize, them);
-        let st = self.us.stab[ci];
-        if st != 1 {
+        UsKey {
+            base: ci as u32 * self.slots,
+            g: (e & 15) as u8,
+            stab: self.us.stab[ci],
+            free: !self.us.canon[ci] & 0xff_ffff,
+            us,
+        }
+    }
+
+    /// [`SubIndex::index`] of (`key`'s us set, `them`).
+    #[inline]
+    pub fn index_with(&self, key: &UsKey, them: u32) -> u32 {
+        debug_assert_eq!(them.count_ones(), self.b as u32);
+        debug_assert_eq!(key.us & them, 0);
+        let mut t = self.syms.apply(key.g as usize, them);
+        if key.stab != 1 {
             let t0 = t;
-            let mut m = st & !1;
+            let mut m = key.stab & !1;
             while m != 0 {
                 t = t.min(self.syms.apply(m.trailing_zeros() as usize, t0));
                 m &= m - 1;
             }
         }
-        ci as u32 * self.slots + rank_in_free(t, !u & 0xff_ffff)
+        key.base + rank_in_free(t, key.free)
     }
 
     /// Whether a slot is the canonical form of its position: [`SubIndex::unrank`]'s flag,
@@ -218,6 +254,13 @@ impl SubIndex {
     #[inline]
     pub fn is_canonical(&self, idx: u32) -> bool {
         self.us.stab[(idx / self.slots) as usize] == 1 || self.unrank(idx).2
+    }
+
+    /// Whether a symmetry other than the identity fixes the `us` set of slot `idx`. Only then
+    /// can positions that differ in the `them` set alone share a slot.
+    #[inline]
+    pub fn us_is_symmetric(&self, idx: u32) -> bool {
+        self.us.stab[(idx / self.slots) as usize] != 1
     }
 
     /// Number of canonical `us` sets; slots `ci * slots_per_us() ..` belong to the `ci`-th.

@@ -115,7 +115,7 @@ pub use format::{
 pub use generate::{
     solve_pair, value_from_children, value_from_children_with, verify_table, SolveStats, Values,
 };
-pub use index::{colex_rank, SubIndex, BINOM};
+pub use index::{colex_rank, SubIndex, UsKey, BINOM};
 pub use mapped::TableFile;
 pub use plan::{job_of, plan, Job};
 pub use symmetry::Symmetries;

@@ -271,12 +271,16 @@ fn generate(rules: Rules, max_pieces: u8, max_side: u8, dir: &Path) -> Result<()
     let mut cache: HashMap<(u8, u8), Table> = HashMap::new();
     let mut totals = (0u64, 0f64);
     let jobs = plan(rules, max_pieces, max_side);
-    let last_total = jobs.last().map_or(0, |j| j.w + j.b);
-    for job in &jobs {
-        let total = job.w + job.b;
-        // Inputs have one piece fewer: drop what no later job reads.
-        cache.retain(|&(x, y), _| x + y + 1 >= total);
-        run_job(job, dir, &mut cache, total < last_total, &mut totals)?;
+    for (k, job) in jobs.iter().enumerate() {
+        // Keep in memory only the tables this or a later job reads (the biggest jobs of nine
+        // read 1 to 2 GB of them).
+        let needed = |t: &(u8, u8)| jobs[k..].iter().any(|j| j.reads.contains(t));
+        cache.retain(|t, _| needed(t));
+        let keep = job
+            .tables
+            .iter()
+            .any(|t| jobs[k + 1..].iter().any(|j| j.reads.contains(t)));
+        run_job(job, dir, &mut cache, keep, &mut totals)?;
     }
     let (solved_positions, solve_secs) = totals;
     eprintln!(
