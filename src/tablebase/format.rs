@@ -722,20 +722,22 @@ impl Table {
         let n = h.stats.slots as usize;
         let k = h.block_slots as usize;
         let wdl = &bytes[h.wdl_offset as usize..];
-        let parts: Result<Vec<Vec<u16>>, String> = (0..h.blocks() as usize)
-            .into_par_iter()
-            .map_init(
+        // Decoded in place, into memory the generator reads in random order.
+        let mut entries: Vec<u16> = super::hugepages::filled(n, 0);
+        entries
+            .par_chunks_mut(k)
+            .enumerate()
+            .try_for_each_init(
                 || {
                     (
                         zstd::bulk::Decompressor::new().expect("a zstd context"),
                         Vec::new(),
+                        Vec::new(),
                     )
                 },
-                |(dctx, scratch), j| {
+                |(dctx, scratch, out), (j, chunk)| {
                     let (stored, sum) = block_bytes(&h, bytes, j);
-                    let count = k.min(n - j * k);
-                    let mut out = Vec::new();
-                    decode_block(stored, sum, count, &mut out, scratch, dctx)
+                    decode_block(stored, sum, chunk.len(), out, scratch, dctx)
                         .map_err(|e| format!("block {j}: {e}"))?;
                     for (i, &e) in out.iter().enumerate() {
                         let s = j * k + i;
@@ -746,11 +748,11 @@ impl Table {
                             ));
                         }
                     }
-                    Ok(out)
+                    chunk.copy_from_slice(out);
+                    Ok(())
                 },
             )
-            .collect();
-        let entries: Vec<u16> = parts.map_err(bad)?.concat();
+            .map_err(bad)?;
         let g = h.group_slots as usize;
         let stored = &bytes[h.maxima_offset() as usize..(h.wdl_offset + h.wdl_len()) as usize];
         if let Some(j) = maxima(&entries, g)

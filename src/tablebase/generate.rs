@@ -23,6 +23,7 @@
 //! compare-exchange from "unknown", so a race can only pick between equal values.
 
 use super::format::{Table, TbError};
+use super::hugepages;
 use super::index::SubIndex;
 use super::mapped::TableFile;
 use super::value::{Value, LIMIT, UNKNOWN};
@@ -186,6 +187,9 @@ fn mill_value(topo: &Topology, conv: Option<&Table>, us_after: u32, them: u32) -
             for r in topo.removable(Bitboard(them)) {
                 let v = Value::after_mill(t.get(them & !(1 << r.index()), us_after));
                 best = best.max(v);
+                if best == Value::Win(1) {
+                    break;
+                }
             }
             best
         }
@@ -240,8 +244,8 @@ pub fn solve_pair(
         // Four bytes a slot while solving (value, counter, conversion): the biggest jobs of
         // nine hold a billion slots.
         let spu = idx.slots_per_us();
-        let mut counters = vec![NOT_CANONICAL; idx.len()];
-        let mut conv = vec![C_NONE; idx.len()];
+        let mut counters = hugepages::filled(idx.len(), NOT_CANONICAL);
+        let mut conv = hugepages::filled(idx.len(), C_NONE);
         counters
             .par_chunks_mut(spu)
             .zip(conv.par_chunks_mut(spu))
@@ -257,22 +261,30 @@ pub fn solve_pair(
                     }
                     // Every child has `them` to move: one key for all of them.
                     let key = oidx.key(them);
+                    let symmetric = key.is_symmetric();
                     let mut kids = [0u32; 64];
                     let mut n = 0;
                     let mut best: Option<Value> = None;
                     for_each_move(topo, fly, us, them, |after, _to, mill| {
                         if mill {
-                            let v = mill_value(topo, conv_t, after, them);
-                            best = Some(best.map_or(v, |b| b.max(v)));
+                            // Nothing beats a win at once: the position is solved by it.
+                            if best != Some(Value::Win(1)) {
+                                let v = mill_value(topo, conv_t, after, them);
+                                best = Some(best.map_or(v, |b| b.max(v)));
+                            }
                         } else {
-                            kids[n] = oidx.index_with(&key, after);
+                            // Without a symmetry every move is a child of its own (see
+                            // below), and the count is all the setup needs.
+                            if symmetric {
+                                kids[n] = oidx.index_with(&key, after);
+                            }
                             n += 1;
                         }
                     });
                     // Different moves lead to different positions with the same `them`,
                     // which share a slot only by a symmetry fixing `them`.
                     let mut distinct = n;
-                    if key.is_symmetric() {
+                    if symmetric {
                         let kids = &mut kids[..n];
                         kids.sort_unstable();
                         distinct = 1 + kids.windows(2).filter(|p| p[0] != p[1]).count();
@@ -285,7 +297,10 @@ pub fn solve_pair(
         let _ = y;
         works.push(Work {
             idx,
-            values: (0..idx.len()).map(|_| AtomicU16::new(UNKNOWN)).collect(),
+            values: hugepages::filled(idx.len(), UNKNOWN)
+                .into_iter()
+                .map(AtomicU16::new)
+                .collect(),
             // Same layout: collected in place, without a second buffer.
             counters: counters.into_iter().map(AtomicU8::new).collect(),
             conv,

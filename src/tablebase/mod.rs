@@ -102,6 +102,7 @@
 
 pub mod format;
 mod generate;
+mod hugepages;
 mod index;
 mod mapped;
 mod plan;
