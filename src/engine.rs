@@ -6,6 +6,9 @@ use crate::moves::Move;
 use crate::search::{self, Info, Limits, SearchResult, Searcher, Shared, TB_WIN};
 use crate::skill::Skill;
 use crate::tablebase::{Tablebase, Wdl};
+
+/// Table files smaller than this are opened and checked when `TablePath` is set.
+const PRELOAD_SYNC_BYTES: u64 = 32 << 20;
 use crate::tt::TranspositionTable;
 use crate::types::Rules;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -141,9 +144,9 @@ impl Engine {
         }
     }
 
-    /// Uses the endgame tables in `dir` (none when `None`), and reads those of `rules` now so
-    /// that the first search does not pay for it. Returns how many sub-spaces of `rules` are
-    /// present. On error the previous tables stay.
+    /// Uses the endgame tables in `dir` (none when `None`) and opens those of `rules` (see
+    /// [`Tablebase::preload`]). Returns how many sub-spaces of `rules` are present. On error
+    /// the previous tables stay.
     pub fn set_table_path(&mut self, dir: Option<&str>, rules: Rules) -> Result<usize, String> {
         self.stop_and_wait();
         let Some(dir) = dir else {
@@ -152,6 +155,9 @@ impl Engine {
         };
         let tb = Tablebase::open(dir).map_err(|e| e.to_string())?;
         let n = tb.snapshot(rules).len();
+        // Small files (all of them up to 10 pieces) are checked now; the big ones of a full set
+        // in the background, so that neither this call nor the first search waits for them.
+        tb.preload(rules, PRELOAD_SYNC_BYTES);
         self.tablebase = Some(Arc::new(tb));
         Ok(n)
     }

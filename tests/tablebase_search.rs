@@ -179,3 +179,89 @@ fn keeps_playing_with_damaged_files() {
     let start = random_position(&mut rng, 4, 3);
     play_out(&dir, start, 12);
 }
+
+/// With the complete tables of nine (`MILLSTONE_FULL_TABLES=DIR`, made by `mill-tb generate
+/// --variant nine --max-pieces 18 --dir DIR`): from 200 random moving-phase positions with 6 to
+/// 9 pieces a side and random 100-ply counters, the engine's verdict is the table's and its
+/// move keeps the value; from won positions it converts against itself within the rules.
+#[test]
+#[ignore = "needs the complete tables of nine in MILLSTONE_FULL_TABLES"]
+fn full_set_verdicts_moves_and_conversions() {
+    let dir = PathBuf::from(
+        std::env::var_os("MILLSTONE_FULL_TABLES").expect("MILLSTONE_FULL_TABLES=DIR"),
+    );
+    let tb = Tablebase::open(&dir).unwrap();
+    let mut engine = Engine::with_hash_mb(64);
+    assert_eq!(engine.set_table_path(dir.to_str(), NINE), Ok(49));
+    let mut rng = StdRng::seed_from_u64(2026);
+    let mut seen: HashMap<Wdl, u32> = HashMap::new();
+    let mut won = Vec::new();
+    for _ in 0..200 {
+        let (w, b) = (rng.gen_range(6..=9), rng.gen_range(6..=9));
+        let base = random_position(&mut rng, w, b);
+        // A random side to move and counter: the same board, re-read with other fields.
+        let side = if rng.gen_bool(0.5) { "w" } else { "b" };
+        let counter: u32 = rng.gen_range(0..90);
+        let board = base.to_string();
+        let board = board.split_whitespace().next().unwrap();
+        let Ok(pos) = Position::from_fen(&format!("{board} {side} 0 0 {counter} 60"), NINE) else {
+            continue;
+        };
+        if pos.outcome().is_some() {
+            continue;
+        }
+        let wdl = tb.probe(&pos).expect("covered").wdl.real();
+        *seen.entry(wdl).or_insert(0) += 1;
+        let limits = Limits {
+            depth: Some(3),
+            multipv: 1,
+            ..Limits::default()
+        };
+        let r = engine.search(&Game::new(pos), &limits, Box::new(|_| {}));
+        let score = Score::from_internal(r.score);
+        let ok = match (wdl, score) {
+            (Wdl::Win, Score::Cp(c)) => c >= TB_BOUND,
+            (Wdl::Loss, Score::Cp(c)) => c <= -TB_BOUND,
+            (Wdl::Draw, Score::Cp(c)) => c == 0,
+            _ => false,
+        };
+        assert!(ok, "{pos}: table {wdl:?}, engine {score:?}");
+        // The move keeps the value: the opponent faces the mirror verdict (or the game ends
+        // with the mover's win).
+        let best = r.best.expect("a move");
+        let mut game = Game::new(pos);
+        game.play(best).unwrap();
+        let after = match game.outcome() {
+            Some(o) if o.result_str() == "1/2-1/2" => Wdl::Draw,
+            Some(_) => Wdl::Loss,
+            None => tb.probe(game.position()).expect("covered").wdl.real(),
+        };
+        assert_eq!(
+            after,
+            wdl.flip(),
+            "{pos}: {best} leaves {}",
+            game.position()
+        );
+        if wdl == Wdl::Win {
+            // Also won with the counter at 0 (the next mill is as near); played from there.
+            let fresh = Position::from_fen(&format!("{board} {side} 0 0 0 60"), NINE).unwrap();
+            won.push((fresh, if side == "w" { "1-0" } else { "0-1" }));
+        }
+    }
+    assert_eq!(
+        seen.len(),
+        3,
+        "wins, draws and losses all sampled: {seen:?}"
+    );
+    assert!(won.len() >= 3, "only {} won positions", won.len());
+    for (start, result) in won.into_iter().take(3) {
+        let game = play_out(&dir, start, 3000);
+        let o = game.outcome().expect("the game ends");
+        assert_eq!(
+            o.result_str(),
+            result,
+            "{start}: {o} after {:?}",
+            game.moves()
+        );
+    }
+}

@@ -32,7 +32,7 @@ use crate::topology::Topology;
 use crate::types::{Point, Rules};
 use rayon::prelude::*;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU8, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering::Relaxed};
 use std::time::Instant;
 
 const FULL: u32 = 0xff_ffff;
@@ -106,11 +106,36 @@ pub struct SolveStats {
     pub secs: f64,
 }
 
+/// One slot while solving, packed into a word so that updating a predecessor touches one
+/// cache line (the levels are bound by random accesses into tables of up to a billion slots):
+/// the value (bits 0..16, [`UNKNOWN`] until solved), the counter of unsolved distinct children
+/// (bits 16..24, [`NOT_CANONICAL`] for slots that are nobody's canonical form) and the
+/// conversion summary (bits 24..32).
+#[inline(always)]
+const fn pack(value: u16, counter: u8, conv: u8) -> u32 {
+    value as u32 | (counter as u32) << 16 | (conv as u32) << 24
+}
+
+#[inline(always)]
+const fn value_of(word: u32) -> u16 {
+    word as u16
+}
+
+#[inline(always)]
+const fn counter_of(word: u32) -> u8 {
+    (word >> 16) as u8
+}
+
+#[inline(always)]
+const fn conv_of(word: u32) -> u8 {
+    (word >> 24) as u8
+}
+
+const COUNTER_ONE: u32 = 1 << 16;
+
 struct Work {
     idx: SubIndex,
-    values: Vec<AtomicU16>,
-    counters: Vec<AtomicU8>,
-    conv: Vec<u8>,
+    slots: Vec<AtomicU32>,
     /// Per chunk of slots, whether the level before holds a slot solved in it...
     solved_before: Vec<AtomicBool>,
     /// ... and whether the current level solved one: most of the hundreds of levels solve
@@ -125,13 +150,24 @@ impl Work {
     /// Stores a value into an unknown slot, and marks its chunk.
     #[inline]
     fn solve(&self, i: usize, v: Value) -> bool {
-        let ok = self.values[i]
-            .compare_exchange(UNKNOWN, v.to_u16(), Relaxed, Relaxed)
-            .is_ok();
-        if ok {
-            self.mark(i);
+        let mut word = self.slots[i].load(Relaxed);
+        loop {
+            if value_of(word) != UNKNOWN {
+                return false;
+            }
+            // The counter may change under us: retry with the word as it is now.
+            match self.slots[i].compare_exchange_weak(
+                word,
+                word & !0xffff | v.to_u16() as u32,
+                Relaxed,
+                Relaxed,
+            ) {
+                Ok(_) => break,
+                Err(now) => word = now,
+            }
         }
-        ok
+        self.mark(i);
+        true
     }
 
     #[inline]
@@ -244,13 +280,11 @@ pub fn solve_pair(
         // Four bytes a slot while solving (value, counter, conversion): the biggest jobs of
         // nine hold a billion slots.
         let spu = idx.slots_per_us();
-        let mut counters = hugepages::filled(idx.len(), NOT_CANONICAL);
-        let mut conv = hugepages::filled(idx.len(), C_NONE);
-        counters
+        let mut words = hugepages::filled(idx.len(), pack(UNKNOWN, NOT_CANONICAL, C_NONE));
+        words
             .par_chunks_mut(spu)
-            .zip(conv.par_chunks_mut(spu))
             .enumerate()
-            .for_each(|(ci, (counts, convs))| {
+            .for_each(|(ci, words)| {
                 let us = idx.us_set(ci);
                 let mut i = 0;
                 idx.for_each_them(ci, |them, canonical| {
@@ -290,32 +324,26 @@ pub fn solve_pair(
                         distinct = 1 + kids.windows(2).filter(|p| p[0] != p[1]).count();
                         distinct = distinct.min(n);
                     }
-                    counts[slot] = distinct as u8;
-                    convs[slot] = conv_code(best);
+                    words[slot] = pack(UNKNOWN, distinct as u8, conv_code(best));
                 });
             });
         let _ = y;
         works.push(Work {
             idx,
-            values: hugepages::filled(idx.len(), UNKNOWN)
-                .into_iter()
-                .map(AtomicU16::new)
-                .collect(),
             // Same layout: collected in place, without a second buffer.
-            counters: counters.into_iter().map(AtomicU8::new).collect(),
-            conv,
+            slots: words.into_iter().map(AtomicU32::new).collect(),
             solved_before: chunk_flags(idx.len()),
             solved_now: chunk_flags(idx.len()),
         });
     }
     let setup_secs = start.elapsed().as_secs_f64();
-    let slots: u64 = works.iter().map(|w| w.values.len() as u64).sum();
+    let slots: u64 = works.iter().map(|w| w.slots.len() as u64).sum();
     let positions: u64 = works
         .iter()
         .map(|w| {
-            w.counters
+            w.slots
                 .par_iter()
-                .filter(|c| c.load(Relaxed) != NOT_CANONICAL)
+                .filter(|s| counter_of(s.load(Relaxed)) != NOT_CANONICAL)
                 .count() as u64
         })
         .sum();
@@ -338,7 +366,7 @@ pub fn solve_pair(
                 // The predecessors' mover is the side that is not to move here.
                 let fly = rules.flying && y == 3;
                 let per_slot = |i: usize| {
-                    let v = work.values[i].load(Relaxed);
+                    let v = value_of(work.slots[i].load(Relaxed));
                     if v != won && v != lost {
                         return 0u64;
                     }
@@ -364,10 +392,7 @@ pub fn solve_pair(
                             let p = pw.idx.index(them ^ (1 << to) ^ (1 << from), us);
                             // The slots lie anywhere in a table of up to a billion;
                             // fetching them now overlaps the misses with the work below.
-                            prefetch(&pw.values[p as usize]);
-                            if v == won {
-                                prefetch(&pw.counters[p as usize]);
-                            }
+                            prefetch(&pw.slots[p as usize]);
                             preds[np] = p;
                             np += 1;
                         }
@@ -384,17 +409,24 @@ pub fn solve_pair(
                             continue;
                         }
                         let p = preds[k] as usize;
-                        if pw.values[p].load(Relaxed) != UNKNOWN {
+                        if value_of(pw.slots[p].load(Relaxed)) != UNKNOWN {
                             continue;
                         }
                         if v == lost {
-                            // A plain store: a racing thread can only store the same
-                            // win (a slot whose counter runs out has no lost child).
-                            pw.values[p].store(Value::Win(n).to_u16(), Relaxed);
+                            // UNKNOWN is all ones: the AND writes the win and keeps the
+                            // rest. A racing thread can only write the same win (a slot
+                            // whose counter runs out has no lost child).
+                            let win = Value::Win(n).to_u16() as u32;
+                            pw.slots[p].fetch_and(!0xffff | win, Relaxed);
                             pw.mark(p);
                             newly += 1;
-                        } else if pw.counters[p].fetch_sub(1, Relaxed) == 1 {
-                            if let Some(floor) = conv_loss_floor(pw.conv[p]) {
+                        } else {
+                            // Never below zero: one decrement per distinct child.
+                            let old = pw.slots[p].fetch_sub(COUNTER_ONE, Relaxed);
+                            if counter_of(old) != 1 {
+                                continue;
+                            }
+                            if let Some(floor) = conv_loss_floor(conv_of(old)) {
                                 if floor <= n {
                                     newly += pw.solve(p, Value::Loss(n)) as u64;
                                 }
@@ -403,7 +435,7 @@ pub fn solve_pair(
                     }
                     newly
                 };
-                let len = work.values.len();
+                let len = work.slots.len();
                 found += (0..work.solved_before.len())
                     .into_par_iter()
                     .filter(|&c| work.solved_before[c].load(Relaxed))
@@ -418,15 +450,16 @@ pub fn solve_pair(
         }
         if n == 0 || n == 1 || n == LIMIT + 1 {
             for work in &works {
-                found += (0..work.values.len())
+                found += (0..work.slots.len())
                     .into_par_iter()
                     .with_min_len(1 << 12)
                     .map(|i| {
-                        let c = work.counters[i].load(Relaxed);
-                        if c == NOT_CANONICAL || work.values[i].load(Relaxed) != UNKNOWN {
+                        let word = work.slots[i].load(Relaxed);
+                        let c = counter_of(word);
+                        if c == NOT_CANONICAL || value_of(word) != UNKNOWN {
                             return 0u64;
                         }
-                        let conv = work.conv[i];
+                        let conv = conv_of(word);
                         let v = if conv == C_WIN1 && n == 1 {
                             Value::Win(1)
                         } else if conv == C_WIN_SPOILT && n == LIMIT + 1 {
@@ -471,39 +504,28 @@ pub fn solve_pair(
     }
 
     // Unsolved canonical positions are draws; other slots copy their canonical twin (which is
-    // canonical, so final). All in place: no second copy of a billion-slot table.
+    // canonical). One table at a time, each solving array dropped once its entries are out.
     let mut tables = Vec::new();
     for (work, &(x, y)) in works.into_iter().zip(&shapes) {
-        let Work {
-            idx,
-            values,
-            counters,
-            conv,
-            ..
-        } = work;
-        drop(conv);
+        let Work { idx, slots, .. } = work;
         let draw = Value::Draw.to_u16();
-        values
-            .par_iter()
-            .zip(counters.par_iter())
-            .with_min_len(1 << 12)
-            .for_each(|(v, c)| {
-                if c.load(Relaxed) != NOT_CANONICAL && v.load(Relaxed) == UNKNOWN {
-                    v.store(draw, Relaxed);
-                }
-            });
-        (0..values.len())
+        let final_value = |word: u32| match value_of(word) {
+            UNKNOWN => draw,
+            v => v,
+        };
+        let entries: Vec<u16> = (0..slots.len())
             .into_par_iter()
             .with_min_len(1 << 12)
-            .for_each(|i| {
-                if counters[i].load(Relaxed) == NOT_CANONICAL {
-                    let (us, them, _) = idx.unrank(i as u32);
-                    let twin = values[idx.index(us, them) as usize].load(Relaxed);
-                    values[i].store(twin, Relaxed);
+            .map(|i| {
+                let word = slots[i].load(Relaxed);
+                if counter_of(word) != NOT_CANONICAL {
+                    return final_value(word);
                 }
-            });
-        drop(counters);
-        let entries: Vec<u16> = values.into_iter().map(AtomicU16::into_inner).collect();
+                let (us, them, _) = idx.unrank(i as u32);
+                final_value(slots[idx.index(us, them) as usize].load(Relaxed))
+            })
+            .collect();
+        drop(slots);
         tables.push(Table::from_entries(rules, x, y, entries));
     }
     let secs = start.elapsed().as_secs_f64();

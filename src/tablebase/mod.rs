@@ -126,6 +126,7 @@ use crate::moves::Move;
 use crate::position::{Position, HUNDRED_PLIES};
 use crate::types::{Rules, Variant};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 
 /// The result of a position under our rules, given the 100-ply counter.
@@ -246,9 +247,14 @@ struct Inner {
     /// Each sub-space's file, opened and checked on its first probe; `None` when missing or
     /// damaged. After the first probe a `OnceLock` read is one atomic load: no lock.
     files: Vec<OnceLock<Option<Arc<TableFile>>>>,
+    /// Whether some thread is opening the file now (its check reads the whole W/D/L part,
+    /// up to a few hundred MB for the biggest sub-spaces of nine).
+    opening: Vec<AtomicBool>,
 }
 
 impl Inner {
+    /// The file of a sub-space, opened now if nobody did yet (waiting for another thread
+    /// that is opening it).
     #[inline]
     fn file(&self, rules: Rules, w: usize, b: usize) -> Option<&TableFile> {
         if w > 12 || b > 12 {
@@ -260,16 +266,36 @@ impl Inner {
         }
         self.files[k]
             .get_or_init(|| {
+                self.opening[k].store(true, Ordering::Relaxed);
                 let path = self.dir.join(file_name(rules, w as u8, b as u8));
-                match TableFile::open(&path, rules, w as u8, b as u8) {
+                let file = match TableFile::open(&path, rules, w as u8, b as u8) {
                     Ok(t) => Some(Arc::new(t)),
                     Err(e) => {
                         log::warn!("endgame table ignored: {e}");
                         None
                     }
-                }
+                };
+                self.opening[k].store(false, Ordering::Relaxed);
+                file
             })
             .as_deref()
+    }
+
+    /// [`Inner::file`] for the search tree: while another thread opens the file, a miss
+    /// instead of a wait (the search goes on with its evaluation).
+    #[inline]
+    fn file_nowait(&self, rules: Rules, w: usize, b: usize) -> Option<&TableFile> {
+        if w > 12 || b > 12 {
+            return None;
+        }
+        let k = key(rules, w, b);
+        if let Some(f) = self.files[k].get() {
+            return f.as_deref();
+        }
+        if self.opening[k].load(Ordering::Relaxed) {
+            return None;
+        }
+        self.file(rules, w, b)
     }
 }
 
@@ -310,7 +336,7 @@ impl Snapshot {
         let (own, opp) = (pos.pieces(us), pos.pieces(us.other()));
         let t = self
             .inner
-            .file(self.rules, own.count() as usize, opp.count() as usize)?;
+            .file_nowait(self.rules, own.count() as usize, opp.count() as usize)?;
         Some((t, own.0, opp.0))
     }
 
@@ -367,6 +393,7 @@ impl Tablebase {
                 dir,
                 present,
                 files: (0..4 * PER_RULES).map(|_| OnceLock::new()).collect(),
+                opening: (0..4 * PER_RULES).map(|_| AtomicBool::new(false)).collect(),
             }),
         })
     }
@@ -385,6 +412,48 @@ impl Tablebase {
     /// go through the cache, so it also sees files added after [`Tablebase::open`]).
     pub fn load(&self, rules: Rules, w: u8, b: u8) -> Result<Arc<TableFile>, TbError> {
         TableFile::open(&self.path(rules, w, b), rules, w, b).map(Arc::new)
+    }
+
+    /// Opens and checks the files of `rules`: those under `sync_bytes` (by file size) now,
+    /// the others, biggest first, on a thread of their own, so that the engine answers at once
+    /// and the search finds the big files ready. Returns that thread (if any). Until a file is
+    /// ready, tree probes ([`Snapshot`]) of its sub-space miss rather than wait, while root
+    /// probes ([`Tablebase::probe`], [`Tablebase::probe_root`]) wait for it.
+    pub fn preload(&self, rules: Rules, sync_bytes: u64) -> Option<std::thread::JoinHandle<()>> {
+        let mut later = Vec::new();
+        for w in 3..=rules.variant.pieces() {
+            for b in 3..=rules.variant.pieces() {
+                if !self.inner.present[key(rules, w as usize, b as usize)] {
+                    continue;
+                }
+                let len = std::fs::metadata(self.path(rules, w, b)).map_or(0, |m| m.len());
+                if len < sync_bytes {
+                    self.inner.file(rules, w as usize, b as usize);
+                } else {
+                    later.push((len, w, b));
+                }
+            }
+        }
+        if later.is_empty() {
+            return None;
+        }
+        later.sort_unstable_by(|a, b| b.cmp(a));
+        let inner = self.inner.clone();
+        std::thread::Builder::new()
+            .name("table-preload".into())
+            .spawn(move || {
+                let start = std::time::Instant::now();
+                for &(_, w, b) in &later {
+                    inner.file(rules, w as usize, b as usize);
+                }
+                log::info!(
+                    "endgame tables: {} big files of {rules} opened in {:.1}s",
+                    later.len(),
+                    start.elapsed().as_secs_f64()
+                );
+            })
+            .map_err(|e| log::warn!("endgame tables: no preload thread: {e}"))
+            .ok()
     }
 
     /// The file of a sub-space, opened on first use; `None` if it is missing or damaged.

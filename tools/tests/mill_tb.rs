@@ -2,7 +2,7 @@
 //! verify (whole and sampled) and its refusal of damaged files, resuming.
 
 mod common;
-use common::{args, run, run_ok, scratch};
+use common::{args, records, run, run_ok, scratch, MATCH};
 
 const TB: &str = env!("CARGO_BIN_EXE_mill-tb");
 
@@ -144,4 +144,95 @@ fn plan_as_makefile_and_json() {
     assert!(
         mk.contains("\t$(MILL_TB) generate --variant nine --no-flying --only 4v4 --dir $(DIR)\n")
     );
+}
+
+/// `mill-tb audit` replays a match's games to the start of their moving phase and reports
+/// every side that lost from a position the tables call won or drawn; the test recounts the
+/// same from the records with the library.
+#[test]
+fn audit_finds_the_games_lost_from_level() {
+    use millstone::tablebase::{Tablebase, Wdl};
+    use millstone::{Color, Game, Position, Rules, Variant};
+    let dir = scratch("audit");
+    let d = dir.to_str().unwrap();
+    run_ok(TB, &args(&["generate", "--max-pieces", "7", "--dir", d]));
+    // Openings in 3v4 and 4v3 (moving phase, tables cover them): random against greedy loses
+    // some positions the tables call drawn or won.
+    let book = dir.join("book.txt");
+    std::fs::write(
+        &book,
+        "W.W/.../.../B....B/.../.../W.B w 0 0 0 40\n\
+         WW./.B./.../W....B/..B/.../... b 0 0 0 40\n\
+         .../WB./..W/B....W/.../.B./B.. w 0 0 0 40\n",
+    )
+    .unwrap();
+    let jsonl = dir.join("games.jsonl");
+    run_ok(
+        MATCH,
+        &args(&[
+            "--engine",
+            "builtin=random",
+            "--engine",
+            "builtin=greedy",
+            "--depth",
+            "1",
+            "--games",
+            "12",
+            "--openings",
+            book.to_str().unwrap(),
+            "--seed",
+            "7",
+            "--max-plies",
+            "200",
+            "--jsonl",
+            jsonl.to_str().unwrap(),
+            "-q",
+        ]),
+    );
+    let tb = Tablebase::open(&dir).unwrap();
+    let rules = Rules::new(Variant::Nine, true);
+    let mut expected = 0;
+    for rec in records(&jsonl) {
+        let pos = Position::from_fen(&rec.fen, rules).unwrap();
+        assert!(Game::new(pos).position().is_moving_phase());
+        let wdl = tb.probe(&pos).expect("covered").wdl.real();
+        let white = if pos.side_to_move() == Color::White {
+            wdl
+        } else {
+            wdl.flip()
+        };
+        // A side lost from level when the tables did not call its position lost.
+        expected += match rec.result.as_str() {
+            "1-0" => (white != Wdl::Win) as u32,
+            "0-1" => (white != Wdl::Loss) as u32,
+            _ => 0,
+        };
+    }
+    let out = run(
+        TB,
+        &args(&["audit", "--dir", d, "--jsonl", jsonl.to_str().unwrap()]),
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let reported = stdout.lines().filter(|l| l.contains(" from a ")).count() as u32;
+    assert_eq!(reported, expected, "{stdout}");
+    assert!(expected > 0, "random loses some level positions:\n{stdout}");
+    assert!(!out.status.success(), "lost games make the exit code 1");
+    assert!(stdout.starts_with("12 games; 12 reached the moving phase inside the tables"));
+    // One side only: greedy never loses from level against random here, or the count says so.
+    let out = run(
+        TB,
+        &args(&[
+            "audit",
+            "--dir",
+            d,
+            "--jsonl",
+            jsonl.to_str().unwrap(),
+            "--player",
+            "greedy",
+        ]),
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let greedy = stdout.lines().filter(|l| l.contains(" from a ")).count();
+    assert_eq!(out.status.success(), greedy == 0, "{stdout}");
+    assert!(stdout.lines().all(|l| !l.contains("random (")), "{stdout}");
 }

@@ -5,7 +5,8 @@ use millstone::tablebase::{
     file_name, job_of, parse_file_name, plan, solve_pair, value_from_children_with, verify_table,
     Job, Table, TableFile, Tablebase, TbError, Value, Wdl,
 };
-use millstone::{Position, Rules, Variant};
+use millstone::{Color, Game, Position, Rules, Variant};
+use millstone_tools::record::GameRecord;
 use rand::{Rng, SeedableRng};
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -116,6 +117,23 @@ enum Command {
         #[arg(long)]
         no_flying: bool,
     },
+    /// Replay the games of a `mill-match` or `mill-selfplay` JSONL file and compare each result
+    /// with the tables' verdict where the moving phase began: a side that stood at least level
+    /// there and lost the game is reported (and makes the exit code 1).
+    Audit {
+        /// The table directory.
+        #[arg(long)]
+        dir: PathBuf,
+        /// The games (`--jsonl` of mill-match).
+        #[arg(long)]
+        jsonl: PathBuf,
+        /// Audit this player only (its name in the records); default: both sides of every game.
+        #[arg(long)]
+        player: Option<String>,
+        /// Print a line for every game, not only the summary and the games lost from level.
+        #[arg(long)]
+        verbose: bool,
+    },
 }
 
 fn main() -> ExitCode {
@@ -165,6 +183,12 @@ fn main() -> ExitCode {
             variant,
             no_flying,
         } => probe(&dir, &fen, Rules::new(variant, !no_flying)),
+        Command::Audit {
+            dir,
+            jsonl,
+            player,
+            verbose,
+        } => audit(&dir, &jsonl, player.as_deref(), verbose),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -585,4 +609,128 @@ fn probe(dir: &Path, fen: &str, rules: Rules) -> Result<(), String> {
         None => println!("no move values (game over, or a needed table is missing)"),
     }
     Ok(())
+}
+
+/// The first position of a game in the moving phase (both hands empty), if it gets there.
+fn moving_phase_start(rec: &GameRecord) -> Result<Option<Position>, String> {
+    let variant: Variant = rec
+        .variant
+        .parse()
+        .map_err(|e| format!("game {}: variant {}: {e}", rec.game, rec.variant))?;
+    let rules = Rules::new(variant, rec.flying);
+    let start = Position::from_fen(&rec.fen, rules)
+        .map_err(|e| format!("game {}: position {}: {e}", rec.game, rec.fen))?;
+    let mut game = Game::new(start);
+    if game.position().is_moving_phase() {
+        return Ok(Some(*game.position()));
+    }
+    for (ply, m) in rec.moves.iter().enumerate() {
+        let mv = m
+            .parse()
+            .map_err(|e| format!("game {} ply {}: {m}: {e}", rec.game, ply + 1))?;
+        game.play(mv)
+            .map_err(|e| format!("game {} ply {}: {m}: {e}", rec.game, ply + 1))?;
+        if game.position().is_moving_phase() {
+            return Ok(Some(*game.position()));
+        }
+    }
+    Ok(None)
+}
+
+fn audit(dir: &Path, jsonl: &Path, player: Option<&str>, verbose: bool) -> Result<(), String> {
+    let tb = Tablebase::open(dir).map_err(|e| e.to_string())?;
+    let text = std::fs::read_to_string(jsonl).map_err(|e| format!("{}: {e}", jsonl.display()))?;
+    // Per audited side: verdict at the start of the moving phase -> (wins, draws, losses).
+    let mut table: std::collections::BTreeMap<&'static str, [u32; 3]> = Default::default();
+    let (mut games, mut uncovered, mut no_moving) = (0u32, 0u32, 0u32);
+    let mut lost_from_level = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let rec: GameRecord = serde_json::from_str(line)
+            .map_err(|e| format!("{}:{}: not a game record: {e}", jsonl.display(), n + 1))?;
+        games += 1;
+        let Some(pos) = moving_phase_start(&rec)? else {
+            no_moving += 1;
+            continue;
+        };
+        let Some(probe) = tb.probe(&pos) else {
+            uncovered += 1;
+            if verbose {
+                println!(
+                    "game {}: moving phase at {pos} is not in the tables",
+                    rec.game
+                );
+            }
+            continue;
+        };
+        let white_wdl = if pos.side_to_move() == Color::White {
+            probe.wdl.real()
+        } else {
+            probe.wdl.real().flip()
+        };
+        for (color, name) in [(Color::White, &rec.white), (Color::Black, &rec.black)] {
+            if player.is_some_and(|p| p != name) {
+                continue;
+            }
+            let wdl = if color == Color::White {
+                white_wdl
+            } else {
+                white_wdl.flip()
+            };
+            let verdict = match wdl {
+                Wdl::Win => "won",
+                Wdl::Loss => "lost",
+                _ => "drawn",
+            };
+            let result = match (rec.result.as_str(), color) {
+                ("1-0", Color::White) | ("0-1", Color::Black) => 0,
+                ("1/2-1/2", _) => 1,
+                ("1-0", _) | ("0-1", _) => 2,
+                (other, _) => return Err(format!("game {}: result {other}", rec.game)),
+            };
+            table.entry(verdict).or_default()[result] += 1;
+            if verdict != "lost" && result == 2 {
+                lost_from_level.push(format!(
+                    "game {}: {name} ({color}) lost ({}) from a {verdict} position: {pos}",
+                    rec.game, rec.reason
+                ));
+            }
+            if verbose {
+                println!(
+                    "game {}: {name} ({color}) {verdict} at {pos}, result {}",
+                    rec.game, rec.result
+                );
+            }
+        }
+    }
+    println!(
+        "{games} games; {} reached the moving phase inside the tables ({uncovered} outside, {no_moving} never moved)",
+        games - uncovered - no_moving
+    );
+    println!(
+        "{:<28} {:>6} {:>6} {:>6}",
+        format!("verdict of {}", player.unwrap_or("each side")),
+        "won",
+        "drawn",
+        "lost"
+    );
+    for (verdict, [w, d, l]) in &table {
+        println!(
+            "{:<28} {w:>6} {d:>6} {l:>6}",
+            format!("{verdict} at the moving phase")
+        );
+    }
+    for line in &lost_from_level {
+        println!("{line}");
+    }
+    if lost_from_level.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} games lost from a position the tables called won or drawn",
+            lost_from_level.len()
+        ))
+    }
 }
