@@ -19,8 +19,12 @@
 //!   is larger, picked up when that level is seeded).
 //! - When a level finds nothing and no seed lies ahead, whatever is unsolved is a draw.
 //!
-//! The levels run in parallel over the slots with atomic updates: a slot is solved by a
-//! compare-exchange from "unknown", so a race can only pick between equal values.
+//! The levels run in parallel. A level walks only the chunks of slots that the level before
+//! solved something in; the updates it makes to predecessors are buffered by region of the
+//! table (4 MB of slot words) and each region is then updated by one thread, so the random
+//! accesses stay in the cache and need no atomic read-modify-write. Seeds are set by a
+//! compare-exchange from "unknown". Each slot is one packed word (value, counter of unsolved
+//! children, conversion summary): four bytes a slot while solving.
 
 use super::format::{Table, TbError};
 use super::hugepages;
@@ -41,22 +45,6 @@ fn chunk_flags(slots: usize) -> Vec<AtomicBool> {
     (0..slots.div_ceil(1 << CHUNK_BITS))
         .map(|_| AtomicBool::new(false))
         .collect()
-}
-
-/// Asks for the cache line of `x` ahead of its use.
-#[inline(always)]
-fn prefetch<T>(x: &T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch is a hint; it never faults and reads nothing into the program.
-    #[allow(unused_unsafe)]
-    unsafe {
-        core::arch::x86_64::_mm_prefetch(
-            (x as *const T).cast::<i8>(),
-            core::arch::x86_64::_MM_HINT_T0,
-        );
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = x;
 }
 
 /// Conversion summaries kept per position during solving.
@@ -146,6 +134,16 @@ struct Work {
 /// Slots per chunk of [`Work::solved_now`].
 const CHUNK_BITS: u32 = 10;
 
+/// Slots per region of a level's updates (4 MB of slot words: the last-level cache holds one).
+const PART_BITS: u32 = 20;
+
+/// Frontier chunks whose updates are buffered at a time (up to 4 M slots: typically tens of
+/// millions of updates, 4 bytes each).
+const BATCH_CHUNKS: usize = 4096;
+
+/// Tag of an update from a lost child (the predecessor wins); the slot number is below 2^31.
+const WIN_TAG: u32 = 1 << 31;
+
 impl Work {
     /// Stores a value into an unknown slot, and marks its chunk.
     #[inline]
@@ -168,6 +166,33 @@ impl Work {
         }
         self.mark(i);
         true
+    }
+
+    /// Applies one update of level `n` (see `WIN_TAG`) to its slot. Only the thread that owns
+    /// the slot's region calls this during a level, so loads and stores need no
+    /// read-modify-write; whether the slot was solved by it.
+    #[inline]
+    fn update(&self, u: u32, n: u16) -> bool {
+        let p = (u & !WIN_TAG) as usize;
+        let slot = &self.slots[p];
+        let word = slot.load(Relaxed);
+        if value_of(word) != UNKNOWN {
+            return false;
+        }
+        if u & WIN_TAG != 0 {
+            slot.store(word & !0xffff | Value::Win(n).to_u16() as u32, Relaxed);
+            self.mark(p);
+            return true;
+        }
+        // Never below zero: one decrement per distinct child.
+        let word = word - COUNTER_ONE;
+        if counter_of(word) == 0 && conv_loss_floor(conv_of(word)).is_some_and(|f| f <= n) {
+            slot.store(word & !0xffff | Value::Loss(n).to_u16() as u32, Relaxed);
+            self.mark(p);
+            return true;
+        }
+        slot.store(word, Relaxed);
+        false
     }
 
     #[inline]
@@ -365,11 +390,14 @@ pub fn solve_pair(
                 let pw = &works[other(t)];
                 // The predecessors' mover is the side that is not to move here.
                 let fly = rules.flying && y == 3;
-                let per_slot = |i: usize| {
+                // Every predecessor of a frontier slot, tagged with what it learns: a lost
+                // child makes it a win, a won child takes one from its counter.
+                let preds_of = |i: usize, out: &mut Vec<Vec<u32>>| {
                     let v = value_of(work.slots[i].load(Relaxed));
                     if v != won && v != lost {
-                        return 0u64;
+                        return;
                     }
+                    let tag = if v == lost { WIN_TAG } else { 0 };
                     let (us, them, _) = work.idx.unrank(i as u32);
                     let empty = !(us | them) & FULL;
                     let mut preds = [0u32; 64];
@@ -389,11 +417,7 @@ pub fn solve_pair(
                         while froms != 0 {
                             let from = froms.trailing_zeros() as usize;
                             froms &= froms - 1;
-                            let p = pw.idx.index(them ^ (1 << to) ^ (1 << from), us);
-                            // The slots lie anywhere in a table of up to a billion;
-                            // fetching them now overlaps the misses with the work below.
-                            prefetch(&pw.slots[p as usize]);
-                            preds[np] = p;
+                            preds[np] = pw.idx.index(them ^ (1 << to) ^ (1 << from), us);
                             np += 1;
                         }
                     }
@@ -403,49 +427,52 @@ pub fn solve_pair(
                     if work.idx.us_is_symmetric(i as u32) {
                         preds.sort_unstable();
                     }
-                    let mut newly = 0;
                     for k in 0..np {
                         if k > 0 && preds[k] == preds[k - 1] {
                             continue;
                         }
-                        let p = preds[k] as usize;
-                        if value_of(pw.slots[p].load(Relaxed)) != UNKNOWN {
-                            continue;
-                        }
-                        if v == lost {
-                            // UNKNOWN is all ones: the AND writes the win and keeps the
-                            // rest. A racing thread can only write the same win (a slot
-                            // whose counter runs out has no lost child).
-                            let win = Value::Win(n).to_u16() as u32;
-                            pw.slots[p].fetch_and(!0xffff | win, Relaxed);
-                            pw.mark(p);
-                            newly += 1;
-                        } else {
-                            // Never below zero: one decrement per distinct child.
-                            let old = pw.slots[p].fetch_sub(COUNTER_ONE, Relaxed);
-                            if counter_of(old) != 1 {
-                                continue;
-                            }
-                            if let Some(floor) = conv_loss_floor(conv_of(old)) {
-                                if floor <= n {
-                                    newly += pw.solve(p, Value::Loss(n)) as u64;
-                                }
-                            }
-                        }
+                        let p = preds[k];
+                        out[(p >> PART_BITS) as usize].push(p | tag);
                     }
-                    newly
                 };
-                let len = work.slots.len();
-                found += (0..work.solved_before.len())
+                let parts = pw.slots.len().div_ceil(1 << PART_BITS);
+                let frontier: Vec<usize> = (0..work.solved_before.len())
                     .into_par_iter()
                     .filter(|&c| work.solved_before[c].load(Relaxed))
-                    .map(|c| {
-                        let lo = c << CHUNK_BITS;
-                        (lo..len.min(lo + (1 << CHUNK_BITS)))
-                            .map(per_slot)
-                            .sum::<u64>()
-                    })
-                    .sum::<u64>();
+                    .collect();
+                let len = work.slots.len();
+                let tasks = rayon::current_num_threads().max(1);
+                for batch in frontier.chunks(BATCH_CHUNKS) {
+                    // Updates go to buckets by the region of the table they touch, and each
+                    // region is then updated by one thread: the random accesses of a region
+                    // stay in the cache and need no atomic read-modify-write.
+                    let per_task = batch.len().div_ceil(tasks);
+                    let buckets: Vec<Vec<Vec<u32>>> = batch
+                        .par_chunks(per_task.max(1))
+                        .map(|cs| {
+                            let mut out: Vec<Vec<u32>> = vec![Vec::new(); parts];
+                            for &c in cs {
+                                let lo = c << CHUNK_BITS;
+                                for i in lo..len.min(lo + (1 << CHUNK_BITS)) {
+                                    preds_of(i, &mut out);
+                                }
+                            }
+                            out
+                        })
+                        .collect();
+                    found += (0..parts)
+                        .into_par_iter()
+                        .map(|part| {
+                            let mut newly = 0u64;
+                            for task in &buckets {
+                                for &u in &task[part] {
+                                    newly += pw.update(u, n) as u64;
+                                }
+                            }
+                            newly
+                        })
+                        .sum::<u64>();
+                }
             }
         }
         if n == 0 || n == 1 || n == LIMIT + 1 {

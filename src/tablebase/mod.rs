@@ -83,7 +83,10 @@
 //!   threads. [`Tablebase::open`] lists the directory and opens nothing; each sub-space's file
 //!   is mapped (`memmap2`, never read whole) and checked on its first probe, through a
 //!   `OnceLock` per sub-space, so later probes take no lock, and a sub-space without a file
-//!   costs an array look-up.
+//!   costs an array look-up. The check reads the file's whole W/D/L part (a few hundred MB for
+//!   the biggest sub-spaces of nine), so [`Tablebase::preload`] does it ahead on a thread of
+//!   its own, and a tree probe ([`Snapshot`]) of a file another thread is checking misses
+//!   instead of waiting.
 //!
 //! Files are produced by `mill-tb generate` (the `millstone-tools` crate); the layout is in
 //! the docs of [`format`](mod@format) (and [`Header`]), the algorithm in [`solve_pair`], the

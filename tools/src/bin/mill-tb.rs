@@ -242,6 +242,7 @@ fn run_job(
             slot.insert(t);
         }
     }
+    reset_peak_memory();
     let (tables, stats) = solve_pair(rules, job.w, job.b, cache, &mut |line| eprintln!("{line}"))?;
     let t0 = Instant::now();
     // The (w, b) file last: its presence means the job is done.
@@ -251,8 +252,12 @@ fn run_job(
     }
     let write_secs = t0.elapsed().as_secs_f64();
     let rate = stats.positions as f64 / stats.secs.max(1e-9);
+    let peak = peak_memory().map_or(String::new(), |kb| match kb {
+        0..1_000_000 => format!(", peak memory {} MB", kb / 1000),
+        _ => format!(", peak memory {:.2} GB", kb as f64 / 1e6),
+    });
     eprintln!(
-        "{rules} {name}: solved {} positions ({} slots), {} levels, setup {:.1}s, total {:.1}s, {:.2} M positions/s, written in {write_secs:.1}s",
+        "{rules} {name}: solved {} positions ({} slots), {} levels, setup {:.1}s, total {:.1}s, {:.2} M positions/s, written in {write_secs:.1}s{peak}",
         stats.positions,
         stats.slots,
         stats.levels,
@@ -268,6 +273,20 @@ fn run_job(
         }
     }
     Ok(())
+}
+
+/// Resets the process's peak resident size, so that each job reports its own (Linux: writing
+/// 5 to `clear_refs`; elsewhere nothing happens and no peak is reported).
+fn reset_peak_memory() {
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
+}
+
+/// The peak resident size since the last reset, in kB (`VmHWM`; it includes the tables the
+/// job read and those kept for later jobs).
+fn peak_memory() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
 }
 
 fn parse_job(s: &str) -> Option<(u8, u8)> {
