@@ -50,7 +50,7 @@
 //! let tb = Tablebase::open("tables").unwrap();
 //! let rules = Rules::default();
 //! let mut solver = Solver::new(&tb, rules, 64).unwrap();
-//! let pos = Position::from_fen("W.B/.../.W./B....B/.../W../... w 2 2 0 8", rules).unwrap();
+//! let pos = Position::from_fen("W../.../.../B....B/.../W../... w 2 2 0 8", rules).unwrap();
 //! match solver.solve(&pos) {
 //!     Ok(s) => println!("{:?} after {} nodes", s.value, s.nodes),
 //!     Err(e) => println!("cannot decide: {e}"),
@@ -330,8 +330,11 @@ pub struct Solver<'a> {
     probes: u64,
     start: Instant,
     last_report: Instant,
-    progress: Option<Box<dyn FnMut(&Progress) + 'a>>,
+    progress: Option<ProgressFn<'a>>,
 }
+
+/// The progress callback of [`Solver::set_progress`].
+type ProgressFn<'a> = Box<dyn FnMut(&Progress) + 'a>;
 
 impl<'a> Solver<'a> {
     /// A solver for positions of `rules`, with the tables of `tb` and a transposition table of

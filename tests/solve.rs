@@ -118,6 +118,29 @@ fn naive(pos: &Position, tb: &Snapshot) -> i8 {
         .expect("a position the rules have not ended has a move")
 }
 
+/// [`naive`] with every placing-phase value remembered (exact values, full width, no bounds):
+/// affordable five or six plies from the moving phase.
+fn memoised(pos: &Position, tb: &Snapshot, memo: &mut HashMap<u64, i8>) -> i8 {
+    if pos.outcome().is_some() || pos.is_moving_phase() {
+        return naive(pos, tb);
+    }
+    if let Some(&v) = memo.get(&pos.repetition_key()) {
+        return v;
+    }
+    let v = pos
+        .legal_moves()
+        .iter()
+        .map(|&m| {
+            let mut child = *pos;
+            child.make(m);
+            -memoised(&child, tb, memo)
+        })
+        .max()
+        .expect("a move");
+    memo.insert(pos.repetition_key(), v);
+    v
+}
+
 /// Placing-phase shapes whose moving phase starts at 4v4 or less, or 3v5 (board, hand).
 const SMALL: [((u32, u32), (u8, u8)); 6] = [
     ((2, 2), (2, 2)),
@@ -167,6 +190,25 @@ fn agrees_with_a_plain_negamax() {
     );
     let tt = solver.tt_stats();
     assert!(tt.hits > 0 && tt.used > 0, "{tt:?}");
+}
+
+#[test]
+fn agrees_with_a_memoised_minimax_five_plies_deep() {
+    let tb = Tablebase::open(tables()).unwrap();
+    let snap = tb.snapshot(NINE);
+    let mut solver = Solver::new(&tb, NINE, 2).unwrap();
+    let mut rng = StdRng::seed_from_u64(17);
+    let mut seen: HashMap<Wdl, u32> = HashMap::new();
+    // Black to move with 3 in hand, White with 2: 4v4, 3v4 and 3v5 when placing ends.
+    for i in 0..6 {
+        let board = [(2, 1), (1, 1), (1, 2)][i % 3];
+        let pos = random_placing(NINE, &mut rng, board, (2, 3));
+        let expect = memoised(&pos, &snap, &mut HashMap::new());
+        let got = solver.solve(&pos).unwrap().value;
+        assert_eq!(value_of(got), expect, "{pos}");
+        *seen.entry(got).or_insert(0) += 1;
+    }
+    assert!(seen.len() >= 2, "one value only: {seen:?}");
 }
 
 #[test]
