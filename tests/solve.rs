@@ -5,7 +5,7 @@ use millstone::engine::Engine;
 use millstone::search::{Limits, Score, TB_BOUND};
 use millstone::solve::{SolveError, Solver};
 use millstone::tablebase::{file_name, solve_pair, Snapshot, Table, Tablebase, Wdl};
-use millstone::{Game, Position, Rules, Variant};
+use millstone::{Game, Move, Position, Rules, Variant};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use std::collections::HashMap;
@@ -80,6 +80,10 @@ fn random_placing(rules: Rules, rng: &mut StdRng, board: (u32, u32), hand: (u8, 
             return pos;
         }
     }
+}
+
+fn wdl_of(v: i8) -> Wdl {
+    [Wdl::Loss, Wdl::Draw, Wdl::Win][(v + 1) as usize]
 }
 
 fn value_of(w: Wdl) -> i8 {
@@ -163,8 +167,20 @@ fn agrees_with_a_plain_negamax() {
     for i in 0..60 {
         let (board, hand) = SMALL[i % SMALL.len()];
         let pos = random_placing(NINE, &mut rng, board, hand);
-        let expect = naive(&pos, &snap);
+        let children: Vec<(Move, Wdl)> = pos
+            .legal_moves()
+            .iter()
+            .map(|&m| {
+                let mut child = pos;
+                child.make(m);
+                (m, wdl_of(-naive(&child, &snap)))
+            })
+            .collect();
+        let expect = children.iter().map(|&(_, v)| value_of(v)).max().unwrap();
         let got = solver.solve(&pos).unwrap();
+        // The same solver again, one ply down: its table now answers each node with the
+        // other window than the one that stored it.
+        assert_eq!(solver.keeping_moves(&pos).unwrap(), children, "{pos}");
         assert_eq!(value_of(got.value), expect, "{pos}");
         let mut small = Solver::with_entries(&tb, NINE, 64);
         assert_eq!(
@@ -200,12 +216,22 @@ fn agrees_with_a_memoised_minimax_five_plies_deep() {
     let mut rng = StdRng::seed_from_u64(17);
     let mut seen: HashMap<Wdl, u32> = HashMap::new();
     // Black to move with 3 in hand, White with 2: 4v4, 3v4 and 3v5 when placing ends.
-    for i in 0..6 {
+    for i in 0..30 {
         let board = [(2, 1), (1, 1), (1, 2)][i % 3];
         let pos = random_placing(NINE, &mut rng, board, (2, 3));
-        let expect = memoised(&pos, &snap, &mut HashMap::new());
+        let mut memo = HashMap::new();
+        let expect = memoised(&pos, &snap, &mut memo);
         let got = solver.solve(&pos).unwrap().value;
         assert_eq!(value_of(got), expect, "{pos}");
+        for (m, v) in solver.keeping_moves(&pos).unwrap() {
+            let mut child = pos;
+            child.make(m);
+            assert_eq!(
+                value_of(v),
+                -memoised(&child, &snap, &mut memo),
+                "{pos}: {m}"
+            );
+        }
         *seen.entry(got).or_insert(0) += 1;
     }
     assert!(seen.len() >= 2, "one value only: {seen:?}");
