@@ -39,9 +39,10 @@
 //! decide ([`Position::outcome`]: no legal move, fewer than three pieces, the full board of
 //! twelve) needs no table. If the directory lacks the sub-space of a leaf the search reaches,
 //! the solve stops with [`SolveError::MissingTable`], naming the sub-space: the solver never
-//! guesses. (Alpha-beta may have cut that leaf off on another move order; the error is
-//! reported whenever the search actually needs it, which makes it deterministic for a given
-//! position and table size.)
+//! guesses. (Alpha-beta might have cut that leaf off with another move order; the error is
+//! reported whenever the search actually needs the leaf, so whether a position near the edge
+//! is decided can depend on the table's size and on what earlier solves left in it, but a
+//! value, when given, is always exact.)
 //!
 //! ```no_run
 //! use millstone::solve::Solver;
@@ -330,6 +331,7 @@ pub struct Solver<'a> {
     probes: u64,
     start: Instant,
     last_report: Instant,
+    report_every: Duration,
     progress: Option<ProgressFn<'a>>,
 }
 
@@ -363,13 +365,15 @@ impl<'a> Solver<'a> {
             probes: 0,
             start: now,
             last_report: now,
+            report_every: REPORT_EVERY,
             progress: None,
         })
     }
 
-    /// Calls `f` about every three seconds during a solve, instead of the default log line
-    /// (`log::info!`).
-    pub fn set_progress(&mut self, f: impl FnMut(&Progress) + 'a) {
+    /// Calls `f` during a solve, at most once per `every` (checked every 4096 nodes), instead
+    /// of the default log line (`log::info!` about every three seconds).
+    pub fn set_progress(&mut self, every: Duration, f: impl FnMut(&Progress) + 'a) {
+        self.report_every = every;
         self.progress = Some(Box::new(f));
     }
 
@@ -533,7 +537,7 @@ impl<'a> Solver<'a> {
 
     fn report(&mut self) {
         let now = Instant::now();
-        if now.duration_since(self.last_report) < REPORT_EVERY {
+        if now.duration_since(self.last_report) < self.report_every {
             return;
         }
         self.last_report = now;

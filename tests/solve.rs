@@ -312,6 +312,30 @@ fn agrees_with_the_engine_where_it_proves_a_result() {
 }
 
 #[test]
+fn reports_progress_and_bounds_its_table() {
+    let tb = Tablebase::open(tables()).unwrap();
+    // Eight plies of placing from the empty board, with a table of four entries: hundreds of
+    // thousands of nodes, the table full and replacing all the time.
+    let pos = Position::from_fen(".../.../.../....../.../.../... w 4 4 0 6", NINE).unwrap();
+    let mut reports = Vec::new();
+    let (value, nodes) = {
+        let mut solver = Solver::with_entries(&tb, NINE, 4);
+        solver.set_progress(std::time::Duration::ZERO, |p| reports.push(p.nodes));
+        let s = solver.solve(&pos).unwrap();
+        let tt = solver.tt_stats();
+        assert_eq!((tt.capacity, tt.used), (4, 4), "{tt:?}");
+        assert!(tt.replaced > 1000, "{tt:?}");
+        (s.value, s.nodes)
+    };
+    assert!(reports.last().is_some_and(|&n| n <= nodes), "{reports:?}");
+    assert!(reports.len() >= 10, "{} reports", reports.len());
+    assert!(reports.windows(2).all(|w| w[0] < w[1]), "nodes only grow");
+    // A roomy table finds the same value.
+    let mut roomy = Solver::new(&tb, NINE, 16).unwrap();
+    assert_eq!(roomy.solve(&pos).unwrap().value, value);
+}
+
+#[test]
 fn a_missing_table_is_an_error_not_a_value() {
     let tb = Tablebase::open(tables()).unwrap();
     let mut solver = Solver::new(&tb, NINE, 1).unwrap();

@@ -651,7 +651,7 @@ fn solve(dir: &Path, fen: &str, rules: Rules, hash_mb: usize, moves: bool) -> Re
     let tb = Tablebase::open(dir).map_err(|e| e.to_string())?;
     let mut solver = Solver::new(&tb, rules, hash_mb).map_err(|e| e.to_string())?;
     // The CLI's own progress line, whatever RUST_LOG says: a long solve should not look hung.
-    solver.set_progress(|p| {
+    solver.set_progress(std::time::Duration::from_secs(3), |p| {
         eprintln!(
             "  {} nodes, {} probes, {:.1}s, {:.0} nodes/s, table {}‰ full",
             p.nodes,
