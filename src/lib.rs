@@ -12,6 +12,7 @@
 //!   background searches; [`skill`]: playing weaker on purpose; [`bench`]: the fixed benchmark and its node signature.
 //! - [`protocol`]: the text protocol the `millstone` binary speaks (see `protocol.md`).
 //! - [`tablebase`]: perfect endgame tables of the moving phase.
+//! - [`solve`]: the exact solver of the placing phase, down to those tables.
 //!
 //! ```
 //! use millstone::{Position, Rules, perft::perft};
@@ -32,6 +33,7 @@ pub mod position;
 pub mod protocol;
 pub mod search;
 pub mod skill;
+pub mod solve;
 pub mod tablebase;
 pub mod timeman;
 pub mod topology;

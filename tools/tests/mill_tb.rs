@@ -1,5 +1,6 @@
 //! `mill-tb`: jobs one at a time give the same files as one run, the plan's graph, info,
-//! verify (whole and sampled) and its refusal of damaged files, resuming.
+//! verify (whole and sampled) and its refusal of damaged files, resuming; `solve` and its
+//! refusals.
 
 mod common;
 use common::{args, records, run, run_ok, scratch, MATCH};
@@ -235,4 +236,45 @@ fn audit_finds_the_games_lost_from_level() {
     let greedy = stdout.lines().filter(|l| l.contains(" from a ")).count();
     assert_eq!(out.status.success(), greedy == 0, "{stdout}");
     assert!(stdout.lines().all(|l| !l.contains("random (")), "{stdout}");
+}
+
+#[test]
+fn solve_values_a_placing_position_and_refuses_what_it_cannot() {
+    let dir = scratch("tb-solve");
+    let d = dir.to_str().unwrap();
+    run_ok(TB, &args(&["generate", "--max-pieces", "7", "--dir", d]));
+    // 1 + 2 white, 2 + 2 black: the moving phase begins at 3v4 or less.
+    let fen = "W../.../.../B....B/.../.../... w 2 2 0 8";
+    let (out, _) = run_ok(TB, &args(&["solve", "--dir", d, "--fen", fen, "--moves"]));
+    let value = out
+        .lines()
+        .find_map(|l| l.strip_prefix("value: "))
+        .unwrap_or_else(|| panic!("no value in\n{out}"));
+    assert!(["win", "draw", "loss"].contains(&value), "{out}");
+    assert!(
+        out.contains("nodes/s") && out.contains("moves (21):"),
+        "{out}"
+    );
+    assert!(out.contains("keeps"), "{out}");
+    // Each refusal is an error message and exit code 1, never a panic.
+    let refused = |a: &[&str], says: &str| {
+        let o = run(TB, &args(a));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{a:?}: {err}");
+        assert!(err.contains(says), "{a:?}: {err}");
+    };
+    refused(
+        &["solve", "--dir", d, "--fen", "W../... w 2 2 0 8"],
+        "bad position",
+    );
+    let missing = dir.join("nothing-here");
+    let m = missing.to_str().unwrap();
+    refused(&["solve", "--dir", m, "--fen", fen], "not a directory");
+    // 2 + 2 a side: leaves at 4v4, which 7 pieces do not include.
+    let big = "W../.../.W./B....B/.../.../... w 2 2 0 8";
+    refused(&["solve", "--dir", d, "--fen", big], "nine-fly-4v4.mtb");
+    refused(
+        &["solve", "--dir", d, "--fen", fen, "--hash-mb", "99999999"],
+        "cannot allocate",
+    );
 }

@@ -1,6 +1,8 @@
-//! `mill-tb`: generate, plan, verify, describe and probe the moving-phase endgame tables.
+//! `mill-tb`: generate, plan, verify, describe and probe the moving-phase endgame tables, and
+//! solve placing-phase positions down to them.
 
 use clap::{Parser, Subcommand, ValueEnum};
+use millstone::solve::{SolveError, Solver};
 use millstone::tablebase::{
     file_name, job_of, parse_file_name, plan, solve_pair, value_from_children_with, verify_table,
     Job, Table, TableFile, Tablebase, TbError, Value, Wdl,
@@ -134,6 +136,28 @@ enum Command {
         #[arg(long)]
         verbose: bool,
     },
+    /// Solve a placing-phase position exactly: a full-width search of the placing tree with
+    /// the tables' values where the moving phase begins (see `millstone::solve`).
+    Solve {
+        /// The table directory.
+        #[arg(long)]
+        dir: PathBuf,
+        /// The position string.
+        #[arg(long)]
+        fen: String,
+        /// nine or twelve.
+        #[arg(long, default_value = "nine")]
+        variant: Variant,
+        /// The rule set without flying.
+        #[arg(long)]
+        no_flying: bool,
+        /// Transposition table size in MiB.
+        #[arg(long, default_value_t = 256)]
+        hash_mb: usize,
+        /// Also print every legal move's exact value.
+        #[arg(long)]
+        moves: bool,
+    },
 }
 
 fn main() -> ExitCode {
@@ -189,6 +213,14 @@ fn main() -> ExitCode {
             player,
             verbose,
         } => audit(&dir, &jsonl, player.as_deref(), verbose),
+        Command::Solve {
+            dir,
+            fen,
+            variant,
+            no_flying,
+            hash_mb,
+            moves,
+        } => solve(&dir, &fen, Rules::new(variant, !no_flying), hash_mb, moves),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -628,6 +660,80 @@ fn probe(dir: &Path, fen: &str, rules: Rules) -> Result<(), String> {
         None => println!("no move values (game over, or a needed table is missing)"),
     }
     Ok(())
+}
+
+fn solve(dir: &Path, fen: &str, rules: Rules, hash_mb: usize, moves: bool) -> Result<(), String> {
+    let pos = Position::from_fen(fen, rules).map_err(|e| format!("bad position: {e}"))?;
+    if !dir.is_dir() {
+        return Err(format!("{} is not a directory", dir.display()));
+    }
+    let tb = Tablebase::open(dir).map_err(|e| e.to_string())?;
+    let mut solver = Solver::new(&tb, rules, hash_mb).map_err(|e| e.to_string())?;
+    // The CLI's own progress line, whatever RUST_LOG says: a long solve should not look hung.
+    solver.set_progress(std::time::Duration::from_secs(3), |p| {
+        eprintln!(
+            "  {} nodes, {} probes, {:.1}s, {:.0} nodes/s, table {}‰ full",
+            p.nodes,
+            p.probes,
+            p.elapsed.as_secs_f64(),
+            p.nodes as f64 / p.elapsed.as_secs_f64().max(1e-9),
+            p.tt_fill
+        )
+    });
+    let explain = |e: SolveError| match &e {
+        // Say why a present file could not be used (damaged, wrong rules) where it is one.
+        SolveError::MissingTable { own, opp, .. } => match tb.load(rules, *own, *opp) {
+            Err(TbError::Io { .. }) | Ok(_) => e.to_string(),
+            Err(why) => format!("{e} ({why})"),
+        },
+        _ => e.to_string(),
+    };
+    let s = solver.solve(&pos).map_err(explain)?;
+    print!("{}", pos.diagram());
+    println!(
+        "{} to move, in hand {} (white) and {} (black), {rules}",
+        pos.side_to_move(),
+        pos.in_hand(Color::White),
+        pos.in_hand(Color::Black)
+    );
+    println!("value: {}", wdl_word(s.value));
+    if let Some(m) = s.best {
+        println!("keeping move: {m}");
+    }
+    println!(
+        "nodes {} probes {} time {:.3}s nodes/s {}",
+        s.nodes,
+        s.probes,
+        s.elapsed.as_secs_f64(),
+        s.nps()
+    );
+    let tt = solver.tt_stats();
+    println!(
+        "table: {} of {} entries used ({:.1}%), {} replaced, hits {} of {} look-ups",
+        tt.used,
+        tt.capacity,
+        100.0 * tt.used as f64 / tt.capacity.max(1) as f64,
+        tt.replaced,
+        tt.hits,
+        tt.probes
+    );
+    if moves {
+        let all = solver.keeping_moves(&pos).map_err(explain)?;
+        println!("moves ({}):", all.len());
+        for (m, v) in all {
+            let keeps = if v == s.value { "  keeps" } else { "" };
+            println!("  {:<10} {}{keeps}", m.to_string(), wdl_word(v));
+        }
+    }
+    Ok(())
+}
+
+fn wdl_word(w: Wdl) -> &'static str {
+    match w {
+        Wdl::Win => "win",
+        Wdl::Loss => "loss",
+        _ => "draw",
+    }
 }
 
 /// The first position of a game in the moving phase (both hands empty), if it gets there.
