@@ -130,6 +130,8 @@ pub fn run_until(
         let mut engine = Engine::with_hash_mb(hash_mb);
         if tables.is_some() {
             engine.set_table_path(tables, rules)?;
+            // Every file checked before the clock starts: the bench measures searching.
+            engine.wait_for_tables();
         }
         let limits = Limits {
             depth: Some(depth),

@@ -39,6 +39,8 @@ pub struct Engine {
     stop: Arc<AtomicBool>,
     worker: Option<JoinHandle<SearchResult>>,
     tablebase: Option<Arc<Tablebase>>,
+    /// The thread checking the big table files (see [`Engine::wait_for_tables`]).
+    preload: Option<std::thread::JoinHandle<()>>,
     skill: Skill,
     /// Set while the running search ponders.
     pondering: Arc<AtomicBool>,
@@ -79,6 +81,7 @@ impl Engine {
             stop: Arc::new(AtomicBool::new(false)),
             worker: None,
             tablebase: None,
+            preload: None,
             skill: Skill::full(),
             pondering: Arc::new(AtomicBool::new(false)),
             search_start: Instant::now(),
@@ -157,9 +160,17 @@ impl Engine {
         let n = tb.snapshot(rules).len();
         // Small files (all of them up to 10 pieces) are checked now; the big ones of a full set
         // in the background, so that neither this call nor the first search waits for them.
-        tb.preload(rules, PRELOAD_SYNC_BYTES);
+        self.preload = tb.preload(rules, PRELOAD_SYNC_BYTES);
         self.tablebase = Some(Arc::new(tb));
         Ok(n)
+    }
+
+    /// Waits until every table file of the last [`Engine::set_table_path`] is checked, so
+    /// that the search sees all of them (for tests and tools; a game need not wait).
+    pub fn wait_for_tables(&mut self) {
+        if let Some(h) = self.preload.take() {
+            let _ = h.join();
+        }
     }
 
     /// The number of search threads.

@@ -85,7 +85,7 @@
 //!   `OnceLock` per sub-space, so later probes take no lock, and a sub-space without a file
 //!   costs an array look-up. The check reads the file's whole W/D/L part (a few hundred MB for
 //!   the biggest sub-spaces of nine), so [`Tablebase::preload`] does it ahead on a thread of
-//!   its own, and a tree probe ([`Snapshot`]) of a file another thread is checking misses
+//!   its own, and until that thread is done a probe of a file it has not opened yet misses
 //!   instead of waiting.
 //!
 //! Files are produced by `mill-tb generate` (the `millstone-tools` crate); the layout is in
@@ -250,14 +250,15 @@ struct Inner {
     /// Each sub-space's file, opened and checked on its first probe; `None` when missing or
     /// damaged. After the first probe a `OnceLock` read is one atomic load: no lock.
     files: Vec<OnceLock<Option<Arc<TableFile>>>>,
-    /// Whether some thread is opening the file now (its check reads the whole W/D/L part,
-    /// up to a few hundred MB for the biggest sub-spaces of nine).
-    opening: Vec<AtomicBool>,
+    /// Whether [`Tablebase::preload`] is still opening files: until it is done, a file it has
+    /// not opened yet is a miss rather than a wait (its check reads the whole W/D/L part, up to
+    /// a few hundred MB for the biggest sub-spaces of nine, and the engine is playing).
+    preloading: AtomicBool,
 }
 
 impl Inner {
     /// The file of a sub-space, opened now if nobody did yet (waiting for another thread
-    /// that is opening it).
+    /// that is opening it); a miss while a preload runs and has not got to it.
     #[inline]
     fn file(&self, rules: Rules, w: usize, b: usize) -> Option<&TableFile> {
         if w > 12 || b > 12 {
@@ -267,38 +268,30 @@ impl Inner {
         if !self.present[k] {
             return None;
         }
+        if let Some(f) = self.files[k].get() {
+            return f.as_deref();
+        }
+        if self.preloading.load(Ordering::Acquire) {
+            return None;
+        }
+        self.open_now(rules, w, b)
+    }
+
+    /// Opens and checks the file now (or waits for the thread that is doing it).
+    fn open_now(&self, rules: Rules, w: usize, b: usize) -> Option<&TableFile> {
+        let k = key(rules, w, b);
         self.files[k]
             .get_or_init(|| {
-                self.opening[k].store(true, Ordering::Relaxed);
                 let path = self.dir.join(file_name(rules, w as u8, b as u8));
-                let file = match TableFile::open(&path, rules, w as u8, b as u8) {
+                match TableFile::open(&path, rules, w as u8, b as u8) {
                     Ok(t) => Some(Arc::new(t)),
                     Err(e) => {
                         log::warn!("endgame table ignored: {e}");
                         None
                     }
-                };
-                self.opening[k].store(false, Ordering::Relaxed);
-                file
+                }
             })
             .as_deref()
-    }
-
-    /// [`Inner::file`] for the search tree: while another thread opens the file, a miss
-    /// instead of a wait (the search goes on with its evaluation).
-    #[inline]
-    fn file_nowait(&self, rules: Rules, w: usize, b: usize) -> Option<&TableFile> {
-        if w > 12 || b > 12 {
-            return None;
-        }
-        let k = key(rules, w, b);
-        if let Some(f) = self.files[k].get() {
-            return f.as_deref();
-        }
-        if self.opening[k].load(Ordering::Relaxed) {
-            return None;
-        }
-        self.file(rules, w, b)
     }
 }
 
@@ -339,7 +332,7 @@ impl Snapshot {
         let (own, opp) = (pos.pieces(us), pos.pieces(us.other()));
         let t = self
             .inner
-            .file_nowait(self.rules, own.count() as usize, opp.count() as usize)?;
+            .file(self.rules, own.count() as usize, opp.count() as usize)?;
         Some((t, own.0, opp.0))
     }
 
@@ -396,7 +389,7 @@ impl Tablebase {
                 dir,
                 present,
                 files: (0..4 * PER_RULES).map(|_| OnceLock::new()).collect(),
-                opening: (0..4 * PER_RULES).map(|_| AtomicBool::new(false)).collect(),
+                preloading: AtomicBool::new(false),
             }),
         })
     }
@@ -419,9 +412,9 @@ impl Tablebase {
 
     /// Opens and checks the files of `rules`: those under `sync_bytes` (by file size) now,
     /// the others, biggest first, on a thread of their own, so that the engine answers at once
-    /// and the search finds the big files ready. Returns that thread (if any). Until a file is
-    /// ready, tree probes ([`Snapshot`]) of its sub-space miss rather than wait, while root
-    /// probes ([`Tablebase::probe`], [`Tablebase::probe_root`]) wait for it.
+    /// and never waits for the check of a big file. Until that thread is done, every probe
+    /// of a file it has not opened yet misses (the search goes on with its evaluation).
+    /// Returns the thread (if any).
     pub fn preload(&self, rules: Rules, sync_bytes: u64) -> Option<std::thread::JoinHandle<()>> {
         let mut later = Vec::new();
         for w in 3..=rules.variant.pieces() {
@@ -431,7 +424,7 @@ impl Tablebase {
                 }
                 let len = std::fs::metadata(self.path(rules, w, b)).map_or(0, |m| m.len());
                 if len < sync_bytes {
-                    self.inner.file(rules, w as usize, b as usize);
+                    self.inner.open_now(rules, w as usize, b as usize);
                 } else {
                     later.push((len, w, b));
                 }
@@ -442,21 +435,29 @@ impl Tablebase {
         }
         later.sort_unstable_by(|a, b| b.cmp(a));
         let inner = self.inner.clone();
-        std::thread::Builder::new()
+        inner.preloading.store(true, Ordering::Release);
+        let spawned = std::thread::Builder::new()
             .name("table-preload".into())
             .spawn(move || {
                 let start = std::time::Instant::now();
                 for &(_, w, b) in &later {
-                    inner.file(rules, w as usize, b as usize);
+                    inner.open_now(rules, w as usize, b as usize);
                 }
+                inner.preloading.store(false, Ordering::Release);
                 log::info!(
                     "endgame tables: {} big files of {rules} opened in {:.1}s",
                     later.len(),
                     start.elapsed().as_secs_f64()
                 );
-            })
-            .map_err(|e| log::warn!("endgame tables: no preload thread: {e}"))
-            .ok()
+            });
+        match spawned {
+            Ok(handle) => Some(handle),
+            Err(e) => {
+                log::warn!("endgame tables: no preload thread ({e}); files open on first use");
+                self.inner.preloading.store(false, Ordering::Release);
+                None
+            }
+        }
     }
 
     /// The file of a sub-space, opened on first use; `None` if it is missing or damaged.
