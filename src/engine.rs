@@ -320,6 +320,44 @@ fn restrict_to_table_moves(
     )
 }
 
+/// Pieces in hand (both sides together) up to which a placing-phase root is solved exactly
+/// before the search: that many plies to the moving phase, a few thousand solver nodes.
+const SOLVE_IN_HAND: u8 = 4;
+
+/// Late in the placing phase, keeps only the root moves that keep the exact value (the solver
+/// over the tables); the search then chooses among them by its evaluation, which is what gives
+/// a fallible opponent the most chances. Returns the root's value, `None` when the root is not
+/// solved (too early, a table missing or not yet checked, or other rules).
+fn restrict_to_solved_moves(tb: &Tablebase, game: &Game, limits: &mut Limits) -> Option<Wdl> {
+    let pos = game.position();
+    let in_hand = pos.in_hand(crate::Color::White) + pos.in_hand(crate::Color::Black);
+    if pos.is_moving_phase()
+        || in_hand > SOLVE_IN_HAND
+        || game.outcome().is_some()
+        || tb.is_preloading()
+    {
+        return None;
+    }
+    let mut solver = crate::solve::Solver::new(tb, pos.rules(), 4).ok()?;
+    let moves = solver
+        .keeping_moves(pos)
+        .map_err(|e| log::debug!("placing root not solved: {e}"))
+        .ok()?;
+    let best = moves.iter().map(|&(_, v)| v).max()?;
+    let keep: Vec<Move> = moves
+        .iter()
+        .filter(|&&(m, v)| {
+            v == best && (limits.searchmoves.is_empty() || limits.searchmoves.contains(&m))
+        })
+        .map(|&(m, _)| m)
+        .collect();
+    log::debug!("solved placing root: {best:?}, {} moves kept", keep.len());
+    if !keep.is_empty() {
+        limits.searchmoves = keep;
+    }
+    Some(best)
+}
+
 /// Runs one search on the context's threads (Lazy SMP: all threads search the same position
 /// and meet in the shared table; the main thread's result is played).
 ///
@@ -341,6 +379,11 @@ fn run(
         .filter(|s| !s.is_empty());
     let mut limits = limits.clone();
     let table_scores = tablebase.and_then(|tb| restrict_to_table_moves(tb, game, &mut limits));
+    if table_scores.is_none() && ctx.skill.is_full() {
+        if let Some(tb) = tablebase {
+            restrict_to_solved_moves(tb, game, &mut limits);
+        }
+    }
     if table_scores.is_some() {
         // Every child of a covered root is a table hit, so deeper iterations learn nothing.
         limits.depth = Some(1);

@@ -431,3 +431,46 @@ fn a_full_twelve_board_after_placing_is_a_draw_without_tables() {
     }
     let _ = std::fs::remove_dir_all(&empty);
 }
+
+/// Late in the placing phase the engine keeps the exact value: with at most four pieces in
+/// hand it plays only moves the solver says keep the position's value, even at a depth far
+/// too shallow to see the end of placing.
+#[test]
+fn the_engine_keeps_the_value_late_in_the_placing_phase() {
+    let tb = Tablebase::open(tables()).unwrap();
+    let mut solver = Solver::new(&tb, NINE, 16).unwrap();
+    let mut engine = Engine::with_hash_mb(16);
+    assert_eq!(engine.set_table_path(tables().to_str(), NINE), Ok(6));
+    let mut rng = StdRng::seed_from_u64(21);
+    let (mut restricted, mut values) = (0, HashMap::new());
+    for i in 0..80 {
+        let (board, hand) = SMALL[i % SMALL.len()];
+        let pos = random_placing(NINE, &mut rng, board, hand);
+        let moves = solver.keeping_moves(&pos).unwrap();
+        let Some(best) = moves.iter().map(|&(_, v)| v).max() else {
+            continue;
+        };
+        *values.entry(best).or_insert(0) += 1;
+        engine.clear();
+        let limits = Limits {
+            depth: Some(1),
+            multipv: 1,
+            ..Limits::default()
+        };
+        let r = engine.search(&Game::new(pos), &limits, Box::new(|_| {}));
+        let m = r.best.expect("a move");
+        let v = moves
+            .iter()
+            .find(|&&(x, _)| x == m)
+            .expect("a legal move")
+            .1;
+        assert_eq!(v, best, "{pos}: {m} gives {v:?}, the position is {best:?}");
+        restricted += moves.iter().any(|&(_, v)| v != best) as u32;
+    }
+    // Positions where some move spoils the value: the test means something there.
+    assert!(
+        restricted >= 10,
+        "{restricted} positions with a losing choice"
+    );
+    assert!(values.len() >= 2, "{values:?}");
+}

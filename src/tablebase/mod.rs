@@ -460,6 +460,11 @@ impl Tablebase {
         }
     }
 
+    /// Whether a [`Tablebase::preload`] is still opening files (they miss until it is done).
+    pub fn is_preloading(&self) -> bool {
+        self.inner.preloading.load(Ordering::Acquire)
+    }
+
     /// The file of a sub-space, opened on first use; `None` if it is missing or damaged.
     pub fn table(&self, rules: Rules, w: u8, b: u8) -> Option<&TableFile> {
         self.inner.file(rules, w as usize, b as usize)
