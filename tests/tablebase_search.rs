@@ -5,7 +5,7 @@ mod engine_process;
 
 use engine_process::{bestmove_of, Engine as Process};
 use millstone::engine::Engine;
-use millstone::search::{Limits, Score, TB_BOUND};
+use millstone::search::{Limits, Score, SearchResult, TB_BOUND};
 use millstone::tablebase::{file_name, solve_pair, Table, Tablebase, Wdl, HEADER_LEN};
 use millstone::{Game, Position, Rules, Variant};
 use rand::rngs::StdRng;
@@ -60,6 +60,27 @@ fn random_position(rng: &mut StdRng, w: u32, b: u32) -> Position {
     }
 }
 
+/// Searches `pos` to depth 3 and checks that the engine reports the tables' verdict `wdl`: a
+/// covered root's win or loss as a cp value beyond TB_BOUND (the length in moves is unknown),
+/// a draw as 0.
+fn search_reports(engine: &mut Engine, pos: Position, wdl: Wdl) -> SearchResult {
+    let limits = Limits {
+        depth: Some(3),
+        multipv: 1,
+        ..Limits::default()
+    };
+    let r = engine.search(&Game::new(pos), &limits, Box::new(|_| {}));
+    let score = Score::from_internal(r.score);
+    let ok = match (wdl, score) {
+        (Wdl::Win, Score::Cp(c)) => c >= TB_BOUND,
+        (Wdl::Loss, Score::Cp(c)) => c <= -TB_BOUND,
+        (Wdl::Draw, Score::Cp(c)) => c == 0,
+        _ => false,
+    };
+    assert!(ok, "{pos}: table {wdl:?}, engine {score:?}");
+    r
+}
+
 #[test]
 fn verdict_is_the_tables() {
     let dir = tables("verdict");
@@ -73,22 +94,7 @@ fn verdict_is_the_tables() {
         let pos = random_position(&mut rng, w, b);
         let wdl = tb.probe(&pos).expect("covered").wdl.real();
         *seen.entry(wdl).or_insert(0) += 1;
-        let limits = Limits {
-            depth: Some(3),
-            multipv: 1,
-            ..Limits::default()
-        };
-        let r = engine.search(&Game::new(pos), &limits, Box::new(|_| {}));
-        let score = Score::from_internal(r.score);
-        // A covered root reports the table's verdict: a win or loss as a cp value beyond
-        // TB_BOUND (the length in moves is unknown), a draw as 0.
-        let ok = match (wdl, score) {
-            (Wdl::Win, Score::Cp(c)) => c >= TB_BOUND,
-            (Wdl::Loss, Score::Cp(c)) => c <= -TB_BOUND,
-            (Wdl::Draw, Score::Cp(c)) => c == 0,
-            _ => false,
-        };
-        assert!(ok, "{pos}: table {wdl:?}, engine {score:?}");
+        search_reports(&mut engine, pos, wdl);
     }
     assert!(
         seen.len() == 3,
@@ -242,20 +248,7 @@ fn full_set_verdicts_moves_and_conversions() {
         }
         let wdl = tb.probe(&pos).expect("covered").wdl.real();
         *seen.entry(wdl).or_insert(0) += 1;
-        let limits = Limits {
-            depth: Some(3),
-            multipv: 1,
-            ..Limits::default()
-        };
-        let r = engine.search(&Game::new(pos), &limits, Box::new(|_| {}));
-        let score = Score::from_internal(r.score);
-        let ok = match (wdl, score) {
-            (Wdl::Win, Score::Cp(c)) => c >= TB_BOUND,
-            (Wdl::Loss, Score::Cp(c)) => c <= -TB_BOUND,
-            (Wdl::Draw, Score::Cp(c)) => c == 0,
-            _ => false,
-        };
-        assert!(ok, "{pos}: table {wdl:?}, engine {score:?}");
+        let r = search_reports(&mut engine, pos, wdl);
         // The move keeps the value: the opponent faces the mirror verdict (or the game ends
         // with the mover's win).
         let best = r.best.expect("a move");
