@@ -339,6 +339,11 @@ fn restrict_to_solved_moves(tb: &Tablebase, game: &Game, limits: &mut Limits) ->
         return None;
     }
     let mut solver = crate::solve::Solver::new(tb, pos.rules(), 4).ok()?;
+    // A quarter of the move's time at most (files cold on disk can make it slow); what the
+    // solve does not finish, the search decides alone.
+    if let Some(b) = crate::search::budget_for(limits, pos) {
+        solver.set_deadline(Some(std::time::Instant::now() + b.soft / 4));
+    }
     let moves = solver
         .keeping_moves(pos)
         .map_err(|e| log::debug!("placing root not solved: {e}"))

@@ -97,6 +97,8 @@ pub enum SolveError {
         /// The size asked for, in MiB.
         hash_mb: usize,
     },
+    /// The deadline of [`Solver::set_deadline`] passed first.
+    OutOfTime,
 }
 
 impl fmt::Display for SolveError {
@@ -120,6 +122,7 @@ impl fmt::Display for SolveError {
             SolveError::OutOfMemory { hash_mb } => {
                 write!(f, "cannot allocate a {hash_mb} MiB transposition table")
             }
+            SolveError::OutOfTime => write!(f, "the deadline passed before the solve ended"),
         }
     }
 }
@@ -333,6 +336,7 @@ pub struct Solver<'a> {
     last_report: Instant,
     report_every: Duration,
     progress: Option<ProgressFn<'a>>,
+    deadline: Option<Instant>,
 }
 
 /// The progress callback of [`Solver::set_progress`].
@@ -367,6 +371,7 @@ impl<'a> Solver<'a> {
             last_report: now,
             report_every: REPORT_EVERY,
             progress: None,
+            deadline: None,
         })
     }
 
@@ -375,6 +380,12 @@ impl<'a> Solver<'a> {
     pub fn set_progress(&mut self, every: Duration, f: impl FnMut(&Progress) + 'a) {
         self.report_every = every;
         self.progress = Some(Box::new(f));
+    }
+
+    /// Solves end with [`SolveError::OutOfTime`] once `deadline` has passed (checked every 256
+    /// nodes; what was proven stays in the table). `None`: no limit.
+    pub fn set_deadline(&mut self, deadline: Option<Instant>) {
+        self.deadline = deadline;
     }
 
     /// The transposition table's counters, accumulated over every solve of this solver.
@@ -458,6 +469,9 @@ impl<'a> Solver<'a> {
         beta: i8,
     ) -> Result<(i8, Option<Move>), SolveError> {
         self.nodes += 1;
+        if self.nodes & 0xff == 0 && self.deadline.is_some_and(|d| Instant::now() >= d) {
+            return Err(SolveError::OutOfTime);
+        }
         if self.nodes & 0xfff == 0 {
             self.report();
         }

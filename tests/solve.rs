@@ -474,3 +474,15 @@ fn the_engine_keeps_the_value_late_in_the_placing_phase() {
     );
     assert!(values.len() >= 2, "{values:?}");
 }
+
+/// A deadline ends a solve with `OutOfTime`, and the same solver still solves without one.
+#[test]
+fn a_deadline_ends_a_solve() {
+    let tb = Tablebase::open(tables()).unwrap();
+    let mut solver = Solver::new(&tb, NINE, 16).unwrap();
+    let pos = Position::from_fen(".../.../.../....../.../.../... w 4 4 0 6", NINE).unwrap();
+    solver.set_deadline(Some(std::time::Instant::now()));
+    assert_eq!(solver.solve(&pos).unwrap_err(), SolveError::OutOfTime);
+    solver.set_deadline(None);
+    assert_eq!(solver.solve(&pos).unwrap().value, Wdl::Draw);
+}
