@@ -7,14 +7,15 @@ use crate::search::{self, Info, Limits, SearchResult, Searcher, Shared, TB_WIN};
 use crate::skill::Skill;
 use crate::tablebase::{Tablebase, Wdl};
 
-/// Table files smaller than this are opened and checked when `TablePath` is set.
-const PRELOAD_SYNC_BYTES: u64 = 32 << 20;
 use crate::tt::TranspositionTable;
 use crate::types::Rules;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Instant;
+
+/// Table files smaller than this are opened and checked when `TablePath` is set.
+const PRELOAD_SYNC_BYTES: u64 = 32 << 20;
 
 /// Receives each finished iteration's lines while a search runs (called from the search thread).
 pub type Reporter = Box<dyn FnMut(&Info) + Send>;
