@@ -6,7 +6,6 @@ use crate::moves::Move;
 use crate::search::{self, Info, Limits, SearchResult, Searcher, Shared, TB_WIN};
 use crate::skill::Skill;
 use crate::tablebase::{Tablebase, Wdl};
-
 use crate::tt::TranspositionTable;
 use crate::types::Rules;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
