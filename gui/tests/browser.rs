@@ -155,7 +155,9 @@ async fn click_point(c: &Client, p: &str) -> R<()> {
 /// Clicks the first element matching `css`, again if the page redrew it meanwhile.
 async fn click_css(c: &Client, css: &str) -> R<()> {
     let mut last = String::new();
-    for _ in 0..5 {
+    // Lines under analysis are redrawn as the engine reports; on a loaded machine a found
+    // element can go stale before the click arrives, several times in a row.
+    for _ in 0..40 {
         match c.find(Locator::Css(css)).await {
             Ok(e) => match e.click().await {
                 Ok(()) => return Ok(()),
@@ -163,7 +165,7 @@ async fn click_css(c: &Client, css: &str) -> R<()> {
             },
             Err(e) => last = e.to_string(),
         }
-        tokio::time::sleep(Duration::from_millis(50)).await;
+        tokio::time::sleep(Duration::from_millis(25)).await;
     }
     Err(format!("cannot click {css}: {last}"))
 }
