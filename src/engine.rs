@@ -326,9 +326,9 @@ const SOLVE_IN_HAND: u8 = 4;
 
 /// Late in the placing phase, keeps only the root moves that keep the exact value (the solver
 /// over the tables); the search then chooses among them by its evaluation, which is what gives
-/// a fallible opponent the most chances. Returns the root's value, `None` when the root is not
-/// solved (too early, a table missing or not yet checked, or other rules).
-fn restrict_to_solved_moves(tb: &Tablebase, game: &Game, limits: &mut Limits) -> Option<Wdl> {
+/// a fallible opponent the most chances. Leaves `limits` alone when the root is not solved (too
+/// early, a table missing or not yet checked, out of time, or other rules).
+fn restrict_to_solved_moves(tb: &Tablebase, game: &Game, limits: &mut Limits) -> Option<()> {
     let pos = game.position();
     let in_hand = pos.in_hand(crate::Color::White) + pos.in_hand(crate::Color::Black);
     if pos.is_moving_phase()
@@ -360,7 +360,7 @@ fn restrict_to_solved_moves(tb: &Tablebase, game: &Game, limits: &mut Limits) ->
     if !keep.is_empty() {
         limits.searchmoves = keep;
     }
-    Some(best)
+    Some(())
 }
 
 /// Runs one search on the context's threads (Lazy SMP: all threads search the same position

@@ -297,7 +297,7 @@ pub fn solve_pair(
 
     // Setup.
     let mut works = Vec::new();
-    for (t, &(x, y)) in shapes.iter().enumerate() {
+    for (t, &(x, _)) in shapes.iter().enumerate() {
         let idx = indexes[t];
         let oidx = indexes[other(t)];
         let conv_t = conv_tables[t];
@@ -352,7 +352,6 @@ pub fn solve_pair(
                     words[slot] = pack(UNKNOWN, distinct as u8, conv_code(best));
                 });
             });
-        let _ = y;
         works.push(Work {
             idx,
             // Same layout: collected in place, without a second buffer.
