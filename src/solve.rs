@@ -23,15 +23,26 @@
 //! # What the transposition table stores
 //!
 //! A flat array of 64-byte buckets of four entries, its size fixed at creation
-//! ([`Solver::new`]'s `hash_mb`). An entry holds the exact [`Position::repetition_key`] (board,
-//! side to move, hands: collision free, and in the placing phase the whole state, since the
-//! 100-ply counter is 0 and no history matters), a lower and an upper bound on the value, the
-//! move that last proved a bound (tried first next time), and the log2 of the nodes its
-//! subtree took. Bounds are facts about the position, independent of the path and of the
+//! ([`Solver::new`]'s `hash_mb`). An entry holds an exact key: the smallest
+//! [`Position::repetition_key`] (board, side to move, hands: collision free, and in the placing
+//! phase the whole state, since the 100-ply counter is 0 and no history matters) among the
+//! position's 16 images under the board's symmetries, which share one value; a lower and an
+//! upper bound on the value; the move that last proved a bound, in the key's orientation (tried
+//! first next time); and the log2 of the nodes its subtree took. The symmetric key costs 15
+//! set images a node and saved a factor of 3.6 in nodes on a position 4 plies into nine
+//! (50 M instead of 184 M nodes, 25 s instead of 75 s). Bounds are facts about the position, independent of the path and of the
 //! window that found them, so a second bound for the same key is merged with the first
 //! (the larger lower bound, the smaller upper bound) and entries stay valid from one solve to
 //! the next. A new key takes a bucket's free entry, else the entry whose subtree was cheapest
 //! to compute.
+//!
+//! # Checkpoints
+//!
+//! [`Solver::save_checkpoint`] writes the entries whose subtrees took at least 2^10 nodes
+//! (key, bounds, move: 13 bytes each, FNV-1a checksum at the end); loading them into a fresh
+//! solver is sound because bounds are path independent, and a resumed solve then skips every
+//! big subtree already proven. The same file serves as an opening book: the engine loads it
+//! into its own solver (`BookPath`), so positions it covers are answered at once.
 //!
 //! # The tables' edge
 //!
@@ -60,9 +71,12 @@
 
 use crate::moves::{Move, MAX_MOVES};
 use crate::position::{Outcome, Position};
+use crate::tablebase::symmetry::Symmetries;
 use crate::tablebase::{file_name, Snapshot, Tablebase, Wdl};
-use crate::types::Rules;
+use crate::types::{Color, Point, Rules};
 use std::fmt;
+use std::io::{self, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// How often (at most) progress is reported.
@@ -238,6 +252,14 @@ impl Table {
         ((z as u128 * self.buckets.len() as u128) >> 64) as usize
     }
 
+    fn clear(&mut self) {
+        self.buckets.fill(Bucket([EMPTY_ENTRY; 4]));
+        self.stats = TtStats {
+            capacity: self.stats.capacity,
+            ..TtStats::default()
+        };
+    }
+
     #[inline]
     fn probe(&mut self, key: u64) -> Option<Entry> {
         self.stats.probes += 1;
@@ -337,6 +359,64 @@ pub struct Solver<'a> {
     report_every: Duration,
     progress: Option<ProgressFn<'a>>,
     deadline: Option<Instant>,
+    /// The board's symmetries when the table's keys are reduced by them (see
+    /// [`Solver::set_symmetry`]), with the index of each one's inverse.
+    symmetry: Option<(&'static Symmetries, [u8; 16])>,
+    checkpoint: Option<Checkpointing>,
+}
+
+/// Where and how often [`Solver::set_checkpoint`] saves.
+struct Checkpointing {
+    path: PathBuf,
+    every: Duration,
+    last: Instant,
+}
+
+/// Entries of at least 2^10 nodes go into a checkpoint: a resumed run repeats the small
+/// subtrees, which is cheap, and the file stays a small fraction of the table.
+pub const CHECKPOINT_MIN_WORK: u8 = 10;
+
+const CHECKPOINT_MAGIC: &[u8; 8] = b"MSSOLVE1";
+
+/// FNV-1a, 64 bits: the checkpoint's checksum (as the table files').
+struct Fnv(u64);
+
+impl Fnv {
+    fn new() -> Fnv {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+    fn update(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ b as u64).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+}
+
+/// The symmetries of the rules' board and the index of each one's inverse.
+fn symmetries(rules: Rules) -> (&'static Symmetries, [u8; 16]) {
+    let sym = Symmetries::of(rules.variant);
+    let mut inv = [0u8; 16];
+    for (g, p) in sym.perms.iter().enumerate() {
+        inv[g] = sym
+            .perms
+            .iter()
+            .position(|q| (0..24).all(|i| q[p[i] as usize] as usize == i))
+            .expect("symmetries form a group") as u8;
+    }
+    (sym, inv)
+}
+
+/// `m` with every point moved by `perm`.
+fn map_move(perm: &[u8; 24], m: Move) -> Move {
+    let pt = |p: Point| Point::from_index(perm[p.index()] as usize);
+    let base = match m.from() {
+        Some(f) => Move::slide(pt(f), pt(m.to())),
+        None => Move::place(pt(m.to())),
+    };
+    match m.removal() {
+        Some(r) => base.with_removal(pt(r)),
+        None => base,
+    }
 }
 
 /// The progress callback of [`Solver::set_progress`].
@@ -372,7 +452,146 @@ impl<'a> Solver<'a> {
             report_every: REPORT_EVERY,
             progress: None,
             deadline: None,
+            symmetry: Some(symmetries(rules)),
+            checkpoint: None,
         })
+    }
+
+    /// Whether the table's keys are reduced by the board's 16 symmetries (the default): a
+    /// position and its mirror images share one entry, since symmetric positions have the same
+    /// value. Off, every orientation is a key of its own, as the plain repetition key (tests
+    /// compare the two; a checkpoint is only read back by a solver of the same setting). Clears
+    /// the table.
+    pub fn set_symmetry(&mut self, on: bool) {
+        self.symmetry = on.then(|| symmetries(self.rules));
+        self.tt.clear();
+    }
+
+    /// Saves the proven bounds of costly positions to `path` every `every` during solves (and
+    /// at the end of each), so that a killed run resumes by [`Solver::load_checkpoint`].
+    pub fn set_checkpoint(&mut self, path: &Path, every: Duration) {
+        self.checkpoint = Some(Checkpointing {
+            path: path.to_path_buf(),
+            every,
+            last: Instant::now(),
+        });
+    }
+
+    /// Writes every entry whose subtree took at least 2^[`CHECKPOINT_MIN_WORK`] nodes: the
+    /// work a resumed run would otherwise repeat, in a file of a few bytes per entry. Written to
+    /// a temporary name and renamed, so a kill leaves the previous checkpoint whole.
+    pub fn save_checkpoint(&self, path: &Path) -> io::Result<u64> {
+        let tmp = path.with_extension("tmp");
+        let mut out = BufWriter::new(std::fs::File::create(&tmp)?);
+        let mut hash = Fnv::new();
+        let mut header = Vec::from(&CHECKPOINT_MAGIC[..]);
+        header.push(self.rules.variant as u8);
+        header.push(self.rules.flying as u8);
+        header.push(self.symmetry.is_some() as u8);
+        header.push(0);
+        out.write_all(&header)?;
+        hash.update(&header);
+        let mut n = 0u64;
+        for b in &self.tt.buckets {
+            for e in
+                b.0.iter()
+                    .filter(|e| e.key != EMPTY_KEY && e.work >= CHECKPOINT_MIN_WORK)
+            {
+                let mut rec = [0u8; 13];
+                rec[..8].copy_from_slice(&e.key.to_le_bytes());
+                rec[8..10].copy_from_slice(&e.mv.to_le_bytes());
+                rec[10] = e.lower as u8;
+                rec[11] = e.upper as u8;
+                rec[12] = e.work;
+                out.write_all(&rec)?;
+                hash.update(&rec);
+                n += 1;
+            }
+        }
+        out.write_all(&hash.0.to_le_bytes())?;
+        out.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+        std::fs::rename(&tmp, path)?;
+        Ok(n)
+    }
+
+    /// Reads a checkpoint of [`Solver::save_checkpoint`] into the table; returns the entries
+    /// read. A file of other rules or another symmetry setting, or a damaged one, is refused
+    /// with an error and nothing of it is used.
+    pub fn load_checkpoint(&mut self, path: &Path) -> io::Result<u64> {
+        let bad = |why: &str| {
+            io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("{}: {why}", path.display()),
+            )
+        };
+        let mut bytes = Vec::new();
+        std::fs::File::open(path)?.read_to_end(&mut bytes)?;
+        let head = CHECKPOINT_MAGIC.len() + 4;
+        if bytes.len() < head + 8 || bytes[..CHECKPOINT_MAGIC.len()] != CHECKPOINT_MAGIC[..] {
+            return Err(bad("not a solver checkpoint"));
+        }
+        let (body, sum) = bytes.split_at(bytes.len() - 8);
+        let mut hash = Fnv::new();
+        hash.update(body);
+        if hash.0.to_le_bytes() != sum {
+            return Err(bad("checksum mismatch (damaged or truncated)"));
+        }
+        let h = &body[CHECKPOINT_MAGIC.len()..head];
+        if h[0] != self.rules.variant as u8 || h[1] != self.rules.flying as u8 {
+            return Err(bad("written for other rules"));
+        }
+        if h[2] != self.symmetry.is_some() as u8 {
+            return Err(bad("written with another symmetry setting"));
+        }
+        let recs = &body[head..];
+        if recs.len() % 13 != 0 {
+            return Err(bad("truncated entry"));
+        }
+        for rec in recs.chunks_exact(13) {
+            let key = u64::from_le_bytes(rec[..8].try_into().expect("8 bytes"));
+            let mv = Move::from_u16(u16::from_le_bytes([rec[8], rec[9]]));
+            let (lower, upper) = (rec[10] as i8, rec[11] as i8);
+            if !(-1..=1).contains(&lower) || !(lower..=1).contains(&upper) {
+                return Err(bad("an entry with impossible bounds"));
+            }
+            self.tt.store(key, lower, upper, mv, rec[12]);
+        }
+        Ok((recs.len() / 13) as u64)
+    }
+
+    /// The table key of `pos` and the symmetry that maps `pos` onto the key's orientation.
+    #[inline]
+    fn key(&self, pos: &Position) -> (u64, u8) {
+        let plain = pos.repetition_key();
+        let Some((sym, _)) = self.symmetry else {
+            return (plain, 0);
+        };
+        let (w, b) = (pos.pieces(Color::White).0, pos.pieces(Color::Black).0);
+        let rest = plain & !((1 << 48) - 1);
+        let mut best = (plain, 0u8);
+        for g in 1..sym.len() {
+            let k = sym.apply(g, w) as u64 | (sym.apply(g, b) as u64) << 24 | rest;
+            if k < best.0 {
+                best = (k, g as u8);
+            }
+        }
+        best
+    }
+
+    /// A move of the position in its own orientation, seen in the key's (symmetry `g`).
+    fn canonical_move(&self, g: u8, m: Move) -> Move {
+        match self.symmetry {
+            Some((sym, _)) => map_move(&sym.perms[g as usize], m),
+            None => m,
+        }
+    }
+
+    /// The inverse of [`Solver::canonical_move`].
+    fn oriented(&self, g: u8, m: Move) -> Move {
+        match self.symmetry {
+            Some((sym, inv)) => map_move(&sym.perms[inv[g as usize] as usize], m),
+            None => m,
+        }
     }
 
     /// Calls `f` during a solve, at most once per `every` (checked every 4096 nodes), instead
@@ -439,7 +658,26 @@ impl<'a> Solver<'a> {
         self.last_report = self.start;
     }
 
-    fn finish(&self, value: i8, best: Option<Move>) -> Solved {
+    /// Saves the checkpoint of [`Solver::set_checkpoint`]; a failure is logged, not fatal (the
+    /// solve itself is still right, only a resume would lose the work since the last save).
+    fn write_checkpoint(&mut self) {
+        let Some(c) = &self.checkpoint else { return };
+        let t = Instant::now();
+        match self.save_checkpoint(&c.path) {
+            Ok(n) => log::info!(
+                "checkpoint: {n} entries to {} in {:.1}s",
+                c.path.display(),
+                t.elapsed().as_secs_f64()
+            ),
+            Err(e) => log::warn!("checkpoint {} not written: {e}", c.path.display()),
+        }
+        if let Some(c) = self.checkpoint.as_mut() {
+            c.last = Instant::now();
+        }
+    }
+
+    fn finish(&mut self, value: i8, best: Option<Move>) -> Solved {
+        self.write_checkpoint();
         Solved {
             value: to_wdl(value),
             best,
@@ -481,10 +719,10 @@ impl<'a> Solver<'a> {
         if pos.is_moving_phase() {
             return self.leaf(pos).map(|v| (v, None));
         }
-        let key = pos.repetition_key();
+        let (key, g) = self.key(pos);
         let mut tt_move = None;
         if let Some(e) = self.tt.probe(key) {
-            tt_move = Move::from_u16(e.mv);
+            tt_move = Move::from_u16(e.mv).map(|m| self.oriented(g, m));
             if e.lower >= beta || e.lower == e.upper {
                 return Ok((e.lower, tt_move));
             }
@@ -527,6 +765,7 @@ impl<'a> Solver<'a> {
             (best, best, best_move)
         };
         let work = 64 - (self.nodes - nodes0).leading_zeros() as u8;
+        let proven = proven.map(|m| self.canonical_move(g, m));
         self.tt.store(key, lower, upper, proven, work);
         Ok((best, best_move))
     }
@@ -551,6 +790,11 @@ impl<'a> Solver<'a> {
 
     fn report(&mut self) {
         let now = Instant::now();
+        if let Some(c) = &self.checkpoint {
+            if now.duration_since(c.last) >= c.every {
+                self.write_checkpoint();
+            }
+        }
         if now.duration_since(self.last_report) < self.report_every {
             return;
         }
@@ -615,5 +859,27 @@ fn order(pos: &Position, moves: &[Move], scores: &mut [i32], tt_move: Option<Mov
             }
         }
         *s = score;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::Variant;
+
+    #[test]
+    fn a_move_mapped_into_the_keys_orientation_and_back_is_itself() {
+        for variant in [Variant::Nine, Variant::Twelve] {
+            let (sym, inv) = symmetries(Rules::new(variant, true));
+            let m = Move::slide(Point::from_index(0), Point::from_index(9))
+                .with_removal(Point::from_index(17));
+            for g in 0..sym.len() {
+                let there = map_move(&sym.perms[g], m);
+                assert_eq!(map_move(&sym.perms[inv[g] as usize], there), m, "{g}");
+                assert_eq!(inv[inv[g] as usize] as usize, g);
+            }
+            // Not every symmetry is its own inverse, so the test above can tell them apart.
+            assert!((0..sym.len()).any(|g| inv[g] as usize != g));
+        }
     }
 }

@@ -486,3 +486,110 @@ fn a_deadline_ends_a_solve() {
     solver.set_deadline(None);
     assert_eq!(solver.solve(&pos).unwrap().value, Wdl::Draw);
 }
+
+/// The same position seen in a mirror: every rank of the position string reversed (the board's
+/// left-right symmetry).
+fn mirrored(pos: &Position) -> Position {
+    let fen = pos.to_fen();
+    let (board, rest) = fen.split_once(' ').unwrap();
+    let board: Vec<String> = board
+        .split('/')
+        .map(|r| r.chars().rev().collect())
+        .collect();
+    Position::from_fen(&format!("{} {rest}", board.join("/")), pos.rules()).unwrap()
+}
+
+#[test]
+fn symmetric_keys_agree_with_plain_keys_and_mirror_their_moves() {
+    let tb = Tablebase::open(tables()).unwrap();
+    let snap = tb.snapshot(NINE);
+    let mut sym = Solver::new(&tb, NINE, 4).unwrap();
+    let mut plain = Solver::new(&tb, NINE, 4).unwrap();
+    plain.set_symmetry(false);
+    let mut rng = StdRng::seed_from_u64(23);
+    for i in 0..40 {
+        let (board, hand) = SMALL[i % SMALL.len()];
+        let pos = random_placing(NINE, &mut rng, board, hand);
+        let a = sym.solve(&pos).unwrap();
+        let b = plain.solve(&pos).unwrap();
+        assert_eq!(a.value, b.value, "{pos}");
+        // The mirror image shares the table entry: its answer comes from the entry stored
+        // for `pos`, and the move must be mapped into the mirror's orientation to be legal
+        // there and keep the value.
+        let m = mirrored(&pos);
+        let c = sym.solve(&m).unwrap();
+        assert_eq!(c.value, a.value, "{m}");
+        // One node per null-window question: the root's entry answers both.
+        assert!(
+            c.nodes <= 2,
+            "{m}: {} nodes, the entry of {pos} was not shared",
+            c.nodes
+        );
+        if let Some(mv) = c.best {
+            assert!(m.legal_moves().contains(mv), "{m}: {mv} is not legal");
+            let mut child = m;
+            child.make(mv);
+            assert_eq!(
+                -naive(&child, &snap),
+                value_of(c.value),
+                "{m}: {mv} spoils it"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_checkpoint_resumes_and_a_damaged_one_is_refused() {
+    let tb = Tablebase::open(tables()).unwrap();
+    let dir = std::env::temp_dir().join(format!("millstone-ck-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("start.ck");
+    let pos = Position::from_fen(".../.../.../....../.../.../... w 4 4 0 6", NINE).unwrap();
+    let mut first = Solver::new(&tb, NINE, 16).unwrap();
+    first.set_checkpoint(&path, std::time::Duration::from_secs(3600));
+    let full = first.solve(&pos).unwrap();
+    assert!(
+        full.nodes > 1000,
+        "{} nodes: too small to test a resume",
+        full.nodes
+    );
+    // The solve's end wrote the checkpoint.
+    let mut resumed = Solver::new(&tb, NINE, 16).unwrap();
+    assert!(resumed.load_checkpoint(&path).unwrap() > 0);
+    let again = resumed.solve(&pos).unwrap();
+    assert_eq!(again.value, full.value);
+    assert!(
+        again.nodes * 10 < full.nodes,
+        "{} vs {} nodes",
+        again.nodes,
+        full.nodes
+    );
+
+    let mut plain = Solver::new(&tb, NINE, 16).unwrap();
+    plain.set_symmetry(false);
+    let e = plain.load_checkpoint(&path).unwrap_err();
+    assert!(e.to_string().contains("symmetry"), "{e}");
+
+    let mut bytes = std::fs::read(&path).unwrap();
+    let mid = bytes.len() / 2;
+    bytes[mid] ^= 0x40;
+    let damaged = dir.join("damaged.ck");
+    std::fs::write(&damaged, &bytes).unwrap();
+    let e = Solver::new(&tb, NINE, 16)
+        .unwrap()
+        .load_checkpoint(&damaged)
+        .unwrap_err();
+    assert!(e.to_string().contains("checksum"), "{e}");
+    std::fs::write(&damaged, &bytes[..bytes.len() - 3]).unwrap();
+    assert!(Solver::new(&tb, NINE, 16)
+        .unwrap()
+        .load_checkpoint(&damaged)
+        .is_err());
+    let twelve = Rules::new(Variant::Twelve, true);
+    let e = Solver::new(&tb, twelve, 16)
+        .unwrap()
+        .load_checkpoint(&path)
+        .unwrap_err();
+    assert!(e.to_string().contains("rules"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

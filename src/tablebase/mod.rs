@@ -109,7 +109,7 @@ mod hugepages;
 mod index;
 mod mapped;
 mod plan;
-mod symmetry;
+pub(crate) mod symmetry;
 mod value;
 
 pub use format::{

@@ -157,6 +157,17 @@ enum Command {
         /// Also print every legal move's exact value.
         #[arg(long)]
         moves: bool,
+        /// Resume from this checkpoint if it exists, and save the proven bounds of big
+        /// subtrees to it while solving (written to FILE.tmp, then renamed).
+        #[arg(long)]
+        checkpoint: Option<PathBuf>,
+        /// Seconds between checkpoints.
+        #[arg(long, default_value_t = 300)]
+        checkpoint_secs: u64,
+        /// Key the transposition table by the exact position, not by its class under the
+        /// board's 16 symmetries (slower; an independent second run).
+        #[arg(long)]
+        no_symmetry: bool,
     },
 }
 
@@ -220,7 +231,21 @@ fn main() -> ExitCode {
             no_flying,
             hash_mb,
             moves,
-        } => solve(&dir, &fen, Rules::new(variant, !no_flying), hash_mb, moves),
+            checkpoint,
+            checkpoint_secs,
+            no_symmetry,
+        } => solve(
+            &dir,
+            &fen,
+            Rules::new(variant, !no_flying),
+            &SolveOptions {
+                hash_mb,
+                moves,
+                checkpoint,
+                checkpoint_every: std::time::Duration::from_secs(checkpoint_secs.max(1)),
+                symmetry: !no_symmetry,
+            },
+        ),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -662,13 +687,39 @@ fn probe(dir: &Path, fen: &str, rules: Rules) -> Result<(), String> {
     Ok(())
 }
 
-fn solve(dir: &Path, fen: &str, rules: Rules, hash_mb: usize, moves: bool) -> Result<(), String> {
+/// What `mill-tb solve` does besides solving.
+struct SolveOptions {
+    hash_mb: usize,
+    moves: bool,
+    checkpoint: Option<PathBuf>,
+    checkpoint_every: std::time::Duration,
+    symmetry: bool,
+}
+
+fn solve(dir: &Path, fen: &str, rules: Rules, opts: &SolveOptions) -> Result<(), String> {
     let pos = Position::from_fen(fen, rules).map_err(|e| format!("bad position: {e}"))?;
     if !dir.is_dir() {
         return Err(format!("{} is not a directory", dir.display()));
     }
     let tb = Tablebase::open(dir).map_err(|e| e.to_string())?;
-    let mut solver = Solver::new(&tb, rules, hash_mb).map_err(|e| e.to_string())?;
+    let mut solver = Solver::new(&tb, rules, opts.hash_mb).map_err(|e| e.to_string())?;
+    if !opts.symmetry {
+        solver.set_symmetry(false);
+    }
+    if let Some(path) = &opts.checkpoint {
+        if path.exists() {
+            let t = std::time::Instant::now();
+            let n = solver
+                .load_checkpoint(path)
+                .map_err(|e| format!("checkpoint: {e}"))?;
+            eprintln!(
+                "resumed from {}: {n} proven entries in {:.1}s",
+                path.display(),
+                t.elapsed().as_secs_f64()
+            );
+        }
+        solver.set_checkpoint(path, opts.checkpoint_every);
+    }
     // The CLI's own progress line, whatever RUST_LOG says: a long solve should not look hung.
     solver.set_progress(std::time::Duration::from_secs(3), |p| {
         eprintln!(
@@ -717,7 +768,7 @@ fn solve(dir: &Path, fen: &str, rules: Rules, hash_mb: usize, moves: bool) -> Re
         tt.hits,
         tt.probes
     );
-    if moves {
+    if opts.moves {
         let all = solver.keeping_moves(&pos).map_err(explain)?;
         println!("moves ({}):", all.len());
         for (m, v) in all {
