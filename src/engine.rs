@@ -5,11 +5,12 @@ use crate::game::Game;
 use crate::moves::Move;
 use crate::search::{self, Info, Limits, SearchResult, Searcher, Shared, TB_WIN};
 use crate::skill::Skill;
+use crate::solve::{Checkpoint, Solver};
 use crate::tablebase::{Tablebase, Wdl};
 use crate::tt::TranspositionTable;
 use crate::types::Rules;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Instant;
 
@@ -29,6 +30,8 @@ pub const DEFAULT_HASH_MB: usize = 16;
 pub const MAX_HASH_MB: usize = 65536;
 /// Most search threads.
 pub const MAX_THREADS: usize = 256;
+/// Default size of the placing-phase solver's table in MiB.
+pub const DEFAULT_SOLVE_HASH_MB: usize = 64;
 
 /// The engine: owns the table and the threads, runs one search at a time.
 pub struct Engine {
@@ -41,6 +44,11 @@ pub struct Engine {
     tablebase: Option<Arc<Tablebase>>,
     /// The thread checking the big table files (see [`Engine::wait_for_tables`]).
     preload: Option<std::thread::JoinHandle<()>>,
+    /// The placing-phase solver, kept from move to move (what it proved stays true), made on
+    /// the first search that needs it; with the book's entries in its table.
+    solver: Arc<Mutex<Option<Solver<'static>>>>,
+    book: Option<Arc<Checkpoint>>,
+    solve_hash_mb: usize,
     skill: Skill,
     /// Set while the running search ponders.
     pondering: Arc<AtomicBool>,
@@ -82,6 +90,9 @@ impl Engine {
             worker: None,
             tablebase: None,
             preload: None,
+            solver: Arc::new(Mutex::new(None)),
+            book: None,
+            solve_hash_mb: DEFAULT_SOLVE_HASH_MB,
             skill: Skill::full(),
             pondering: Arc::new(AtomicBool::new(false)),
             search_start: Instant::now(),
@@ -154,15 +165,48 @@ impl Engine {
         self.stop_and_wait();
         let Some(dir) = dir else {
             self.tablebase = None;
+            self.drop_solver();
             return Ok(0);
         };
         let tb = Tablebase::open(dir).map_err(|e| e.to_string())?;
         let n = tb.snapshot(rules).len();
+        self.drop_solver();
         // Small files (all of them up to 10 pieces) are checked now; the big ones of a full set
         // in the background, so that neither this call nor the first search waits for them.
         self.preload = tb.preload(rules, PRELOAD_SYNC_BYTES);
         self.tablebase = Some(Arc::new(tb));
         Ok(n)
+    }
+
+    /// Uses the proven values in `path` (a file of `mill-tb book` or a checkpoint of `mill-tb
+    /// solve`) from the next search on, or none. Returns the book's entries and rules; on
+    /// error the previous book stays.
+    pub fn set_book_path(&mut self, path: Option<&str>) -> Result<(usize, Rules), String> {
+        self.stop_and_wait();
+        let book = match path {
+            None => None,
+            Some(p) => Some(Arc::new(
+                Checkpoint::read(std::path::Path::new(p)).map_err(|e| e.to_string())?,
+            )),
+        };
+        let summary = book
+            .as_ref()
+            .map_or((0, Rules::default()), |b| (b.len(), b.rules()));
+        self.book = book;
+        self.drop_solver();
+        Ok(summary)
+    }
+
+    /// Sets the size of the placing-phase solver's table in MiB (cleared; made on the next
+    /// search that needs it).
+    pub fn set_solve_hash_mb(&mut self, mb: usize) {
+        self.stop_and_wait();
+        self.solve_hash_mb = mb.clamp(1, MAX_HASH_MB);
+        self.drop_solver();
+    }
+
+    fn drop_solver(&mut self) {
+        *self.solver.lock().unwrap_or_else(|e| e.into_inner()) = None;
     }
 
     /// Waits until every table file of the last [`Engine::set_table_path`] is checked, so
@@ -245,6 +289,9 @@ impl Engine {
             clock_origin_us: self.clock_origin_us.clone(),
             start: self.search_start,
             tablebase: self.tablebase.clone(),
+            solver: self.solver.clone(),
+            book: self.book.clone(),
+            solve_hash_mb: self.solve_hash_mb,
             skill: self.skill,
         }
     }
@@ -260,6 +307,9 @@ struct RunContext {
     clock_origin_us: Arc<AtomicU64>,
     start: Instant,
     tablebase: Option<Arc<Tablebase>>,
+    solver: Arc<Mutex<Option<Solver<'static>>>>,
+    book: Option<Arc<Checkpoint>>,
+    solve_hash_mb: usize,
     skill: Skill,
 }
 
@@ -320,47 +370,70 @@ fn restrict_to_table_moves(
     )
 }
 
-/// Pieces in hand (both sides together) up to which a placing-phase root is solved exactly
-/// before the search: that many plies to the moving phase, a few thousand solver nodes.
+/// Pieces in hand (both sides together) up to which a placing-phase root is solved without a
+/// clock (`go depth`, `go nodes`): that many plies to the moving phase, a few thousand nodes.
 const SOLVE_IN_HAND: u8 = 4;
 
-/// Late in the placing phase, keeps only the root moves that keep the exact value (the solver
-/// over the tables); the search then chooses among them by its evaluation, which is what gives
-/// a fallible opponent the most chances. Leaves `limits` alone when the root is not solved (too
-/// early, a table missing or not yet checked, out of time, or other rules).
-fn restrict_to_solved_moves(tb: &Tablebase, game: &Game, limits: &mut Limits) -> Option<()> {
+/// How long a solve may take when the search has no clock and the root has more in hand.
+const SOLVE_UNTIMED: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// The score of a solved placing-phase position (the tables' convention, see protocol.md):
+/// `TB_WIN - P` for a win, P the plies left to the moving phase, its negation for a loss.
+fn solved_score(pos: &crate::Position, v: Wdl) -> i32 {
+    let p = (pos.in_hand(crate::Color::White) + pos.in_hand(crate::Color::Black)) as i32;
+    match v {
+        Wdl::Win => TB_WIN - p,
+        Wdl::Loss => -(TB_WIN - p),
+        _ => 0,
+    }
+}
+
+/// In the placing phase, solves the root exactly over the tables (from the book and what
+/// earlier moves proved, within a quarter of the move's time) and keeps only the root moves
+/// that keep the value; the search then chooses among them by its evaluation, which is what
+/// gives a fallible opponent the most chances. Returns the root's exact score, or `None` when
+/// it is not solved (a table missing or not yet checked, out of time, stopped, other rules):
+/// then `limits` is untouched and the search decides alone.
+fn restrict_to_solved_moves(ctx: &RunContext, game: &Game, limits: &mut Limits) -> Option<i32> {
+    let tb = ctx.tablebase.as_deref()?;
     let pos = game.position();
-    let in_hand = pos.in_hand(crate::Color::White) + pos.in_hand(crate::Color::Black);
-    if pos.is_moving_phase()
-        || in_hand > SOLVE_IN_HAND
-        || game.outcome().is_some()
-        || tb.is_preloading()
-    {
+    if pos.is_moving_phase() || game.outcome().is_some() || tb.is_preloading() {
         return None;
     }
-    let mut solver = crate::solve::Solver::new(tb, pos.rules(), 4).ok()?;
-    // A quarter of the move's time at most (files cold on disk can make it slow); what the
-    // solve does not finish, the search decides alone.
-    if let Some(b) = crate::search::budget_for(limits, pos) {
-        solver.set_deadline(Some(std::time::Instant::now() + b.soft / 4));
+    let in_hand = pos.in_hand(crate::Color::White) + pos.in_hand(crate::Color::Black);
+    let deadline = match search::budget_for(limits, pos) {
+        Some(b) => b.soft / 4,
+        None if in_hand <= SOLVE_IN_HAND => std::time::Duration::MAX,
+        None => SOLVE_UNTIMED,
+    };
+    let mut guard = ctx.solver.lock().unwrap_or_else(|e| e.into_inner());
+    if guard.as_ref().is_none_or(|s| s.rules() != pos.rules()) {
+        let mut s = Solver::new(tb, pos.rules(), ctx.solve_hash_mb)
+            .map_err(|e| log::warn!("no placing-phase solver: {e}"))
+            .ok()?;
+        if let Some(book) = &ctx.book {
+            if let Err(e) = s.absorb(book) {
+                log::warn!("book not used: {e}");
+            }
+        }
+        *guard = Some(s);
     }
-    let moves = solver
-        .keeping_moves(pos)
+    let solver = guard.as_mut().expect("just made");
+    solver.set_deadline(Instant::now().checked_add(deadline));
+    solver.set_stop(Some(ctx.stop.clone()));
+    let (value, moves) = solver
+        .value_keeping(pos)
         .map_err(|e| log::debug!("placing root not solved: {e}"))
         .ok()?;
-    let best = moves.iter().map(|&(_, v)| v).max()?;
     let keep: Vec<Move> = moves
-        .iter()
-        .filter(|&&(m, v)| {
-            v == best && (limits.searchmoves.is_empty() || limits.searchmoves.contains(&m))
-        })
-        .map(|&(m, _)| m)
+        .into_iter()
+        .filter(|m| limits.searchmoves.is_empty() || limits.searchmoves.contains(m))
         .collect();
-    log::debug!("solved placing root: {best:?}, {} moves kept", keep.len());
+    log::debug!("solved placing root: {value:?}, {} moves kept", keep.len());
     if !keep.is_empty() {
         limits.searchmoves = keep;
     }
-    Some(())
+    Some(solved_score(pos, value))
 }
 
 /// Runs one search on the context's threads (Lazy SMP: all threads search the same position
@@ -384,11 +457,11 @@ fn run(
         .filter(|s| !s.is_empty());
     let mut limits = limits.clone();
     let table_scores = tablebase.and_then(|tb| restrict_to_table_moves(tb, game, &mut limits));
-    if table_scores.is_none() && ctx.skill.is_full() {
-        if let Some(tb) = tablebase {
-            restrict_to_solved_moves(tb, game, &mut limits);
-        }
-    }
+    let solved = if table_scores.is_none() && ctx.skill.is_full() {
+        restrict_to_solved_moves(ctx, game, &mut limits)
+    } else {
+        None
+    };
     if table_scores.is_some() {
         // Every child of a covered root is a table hit, so deeper iterations learn nothing.
         limits.depth = Some(1);
@@ -428,6 +501,12 @@ fn run(
     let mut pending: Vec<(Move, i32)> = Vec::new();
     let mut on_line = |info: &Info| {
         let mut info = info.clone();
+        if let Some(s) = solved {
+            // Every move searched keeps the solved value (a lost root searches all, and all
+            // lose), so each line carries the verdict.
+            info.score = s;
+            info.bound = crate::tt::Bound::Exact;
+        }
         if let Some(scores) = &table_scores {
             if let Some(&(_, s)) = info
                 .pv
@@ -489,6 +568,9 @@ fn run(
     });
     let mut r = main_result.expect("the main thread ran");
     r.nodes = shared.nodes.load(Ordering::Relaxed);
+    if let Some(s) = solved {
+        r.score = s;
+    }
     if let Some(scores) = &table_scores {
         if let Some(&(_, s)) = r.best.and_then(|b| scores.iter().find(|(m, _)| *m == b)) {
             r.score = s;

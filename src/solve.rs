@@ -73,10 +73,12 @@ use crate::moves::{Move, MAX_MOVES};
 use crate::position::{Outcome, Position};
 use crate::tablebase::symmetry::Symmetries;
 use crate::tablebase::{file_name, Snapshot, Tablebase, Wdl};
-use crate::types::{Color, Point, Rules};
+use crate::types::{Color, Point, Rules, Variant};
 use std::fmt;
 use std::io::{self, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// How often (at most) progress is reported.
@@ -359,6 +361,7 @@ pub struct Solver<'a> {
     report_every: Duration,
     progress: Option<ProgressFn<'a>>,
     deadline: Option<Instant>,
+    stop: Option<Arc<AtomicBool>>,
     /// The board's symmetries when the table's keys are reduced by them (see
     /// [`Solver::set_symmetry`]), with the index of each one's inverse.
     symmetry: Option<(&'static Symmetries, [u8; 16])>,
@@ -377,6 +380,87 @@ struct Checkpointing {
 pub const CHECKPOINT_MIN_WORK: u8 = 10;
 
 const CHECKPOINT_MAGIC: &[u8; 8] = b"MSSOLVE1";
+
+/// Bytes of one checkpoint entry: key (8), move (2), lower and upper bound, work.
+const CHECKPOINT_RECORD: usize = 13;
+
+fn decode_record(rec: &[u8]) -> (u64, Option<Move>, i8, i8, u8) {
+    let key = u64::from_le_bytes(rec[..8].try_into().expect("8 bytes"));
+    let mv = Move::from_u16(u16::from_le_bytes([rec[8], rec[9]]));
+    (key, mv, rec[10] as i8, rec[11] as i8, rec[12])
+}
+
+/// The proven bounds of a checkpoint or book file ([`Solver::save_checkpoint`]), checked and
+/// held in memory, ready to go into any number of solvers ([`Solver::absorb`]).
+pub struct Checkpoint {
+    rules: Rules,
+    symmetric: bool,
+    records: Vec<u8>,
+}
+
+impl Checkpoint {
+    /// Reads and checks a file: its checksum, its header and every entry's bounds. A damaged,
+    /// truncated or foreign file is an error that says which.
+    pub fn read(path: &Path) -> io::Result<Checkpoint> {
+        let bad = |why: &str| {
+            io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("{}: {why}", path.display()),
+            )
+        };
+        let mut bytes = Vec::new();
+        std::fs::File::open(path)?.read_to_end(&mut bytes)?;
+        let head = CHECKPOINT_MAGIC.len() + 4;
+        if bytes.len() < head + 8 || bytes[..CHECKPOINT_MAGIC.len()] != CHECKPOINT_MAGIC[..] {
+            return Err(bad("not a solver checkpoint or book"));
+        }
+        let (body, sum) = bytes.split_at(bytes.len() - 8);
+        let mut hash = Fnv::new();
+        hash.update(body);
+        if hash.0.to_le_bytes() != sum {
+            return Err(bad("checksum mismatch (damaged or truncated)"));
+        }
+        let h = &body[CHECKPOINT_MAGIC.len()..head];
+        let variant = match h[0] {
+            0 => Variant::Nine,
+            1 => Variant::Twelve,
+            _ => return Err(bad("unknown variant")),
+        };
+        if h[1] > 1 || h[2] > 1 {
+            return Err(bad("bad header"));
+        }
+        let records = &body[head..];
+        if records.len() % CHECKPOINT_RECORD != 0 {
+            return Err(bad("truncated entry"));
+        }
+        for rec in records.chunks_exact(CHECKPOINT_RECORD) {
+            let (_, _, lower, upper, _) = decode_record(rec);
+            if !(-1..=1).contains(&lower) || !(lower..=1).contains(&upper) {
+                return Err(bad("an entry with impossible bounds"));
+            }
+        }
+        Ok(Checkpoint {
+            rules: Rules::new(variant, h[1] == 1),
+            symmetric: h[2] == 1,
+            records: records.to_vec(),
+        })
+    }
+
+    /// The rules it was written for.
+    pub fn rules(&self) -> Rules {
+        self.rules
+    }
+
+    /// Entries.
+    pub fn len(&self) -> usize {
+        self.records.len() / CHECKPOINT_RECORD
+    }
+
+    /// Whether it has none.
+    pub fn is_empty(&self) -> bool {
+        self.records.is_empty()
+    }
+}
 
 /// FNV-1a, 64 bits: the checkpoint's checksum (as the table files').
 struct Fnv(u64);
@@ -420,7 +504,7 @@ fn map_move(perm: &[u8; 24], m: Move) -> Move {
 }
 
 /// The progress callback of [`Solver::set_progress`].
-type ProgressFn<'a> = Box<dyn FnMut(&Progress) + 'a>;
+type ProgressFn<'a> = Box<dyn FnMut(&Progress) + Send + 'a>;
 
 impl<'a> Solver<'a> {
     /// A solver for positions of `rules`, with the tables of `tb` and a transposition table of
@@ -452,6 +536,7 @@ impl<'a> Solver<'a> {
             report_every: REPORT_EVERY,
             progress: None,
             deadline: None,
+            stop: None,
             symmetry: Some(symmetries(rules)),
             checkpoint: None,
         })
@@ -485,7 +570,7 @@ impl<'a> Solver<'a> {
         let mut out = BufWriter::new(std::fs::File::create(&tmp)?);
         let mut hash = Fnv::new();
         let mut header = Vec::from(&CHECKPOINT_MAGIC[..]);
-        header.push(self.rules.variant as u8);
+        header.push((self.rules.variant == Variant::Twelve) as u8);
         header.push(self.rules.flying as u8);
         header.push(self.symmetry.is_some() as u8);
         header.push(0);
@@ -497,7 +582,7 @@ impl<'a> Solver<'a> {
                 b.0.iter()
                     .filter(|e| e.key != EMPTY_KEY && e.work >= CHECKPOINT_MIN_WORK)
             {
-                let mut rec = [0u8; 13];
+                let mut rec = [0u8; CHECKPOINT_RECORD];
                 rec[..8].copy_from_slice(&e.key.to_le_bytes());
                 rec[8..10].copy_from_slice(&e.mv.to_le_bytes());
                 rec[10] = e.lower as u8;
@@ -518,45 +603,38 @@ impl<'a> Solver<'a> {
     /// read. A file of other rules or another symmetry setting, or a damaged one, is refused
     /// with an error and nothing of it is used.
     pub fn load_checkpoint(&mut self, path: &Path) -> io::Result<u64> {
-        let bad = |why: &str| {
+        let c = Checkpoint::read(path)?;
+        self.absorb(&c).map_err(|why| {
             io::Error::new(
                 io::ErrorKind::InvalidData,
                 format!("{}: {why}", path.display()),
             )
-        };
-        let mut bytes = Vec::new();
-        std::fs::File::open(path)?.read_to_end(&mut bytes)?;
-        let head = CHECKPOINT_MAGIC.len() + 4;
-        if bytes.len() < head + 8 || bytes[..CHECKPOINT_MAGIC.len()] != CHECKPOINT_MAGIC[..] {
-            return Err(bad("not a solver checkpoint"));
+        })
+    }
+
+    /// Puts every entry of `c` into the table (they are facts, so they merge with what the
+    /// table holds); returns how many. Refused when `c` is of other rules or keys.
+    pub fn absorb(&mut self, c: &Checkpoint) -> Result<u64, String> {
+        if c.rules != self.rules {
+            return Err(format!(
+                "written for other rules ({}, the solver's are {})",
+                c.rules, self.rules
+            ));
         }
-        let (body, sum) = bytes.split_at(bytes.len() - 8);
-        let mut hash = Fnv::new();
-        hash.update(body);
-        if hash.0.to_le_bytes() != sum {
-            return Err(bad("checksum mismatch (damaged or truncated)"));
+        if c.symmetric != self.symmetry.is_some() {
+            return Err("written with another symmetry setting".into());
         }
-        let h = &body[CHECKPOINT_MAGIC.len()..head];
-        if h[0] != self.rules.variant as u8 || h[1] != self.rules.flying as u8 {
-            return Err(bad("written for other rules"));
+        for rec in c.records.chunks_exact(CHECKPOINT_RECORD) {
+            let (key, mv, lower, upper, work) = decode_record(rec);
+            self.tt.store(key, lower, upper, mv, work);
         }
-        if h[2] != self.symmetry.is_some() as u8 {
-            return Err(bad("written with another symmetry setting"));
-        }
-        let recs = &body[head..];
-        if recs.len() % 13 != 0 {
-            return Err(bad("truncated entry"));
-        }
-        for rec in recs.chunks_exact(13) {
-            let key = u64::from_le_bytes(rec[..8].try_into().expect("8 bytes"));
-            let mv = Move::from_u16(u16::from_le_bytes([rec[8], rec[9]]));
-            let (lower, upper) = (rec[10] as i8, rec[11] as i8);
-            if !(-1..=1).contains(&lower) || !(lower..=1).contains(&upper) {
-                return Err(bad("an entry with impossible bounds"));
-            }
-            self.tt.store(key, lower, upper, mv, rec[12]);
-        }
-        Ok((recs.len() / 13) as u64)
+        Ok(c.len() as u64)
+    }
+
+    /// The key the table files `pos` under: equal for two positions exactly when one is the
+    /// other's image under a board symmetry (with [`Solver::set_symmetry`] on).
+    pub fn class_key(&self, pos: &Position) -> u64 {
+        self.key(pos).0
     }
 
     /// The table key of `pos` and the symmetry that maps `pos` onto the key's orientation.
@@ -596,7 +674,7 @@ impl<'a> Solver<'a> {
 
     /// Calls `f` during a solve, at most once per `every` (checked every 4096 nodes), instead
     /// of the default log line (`log::info!` about every three seconds).
-    pub fn set_progress(&mut self, every: Duration, f: impl FnMut(&Progress) + 'a) {
+    pub fn set_progress(&mut self, every: Duration, f: impl FnMut(&Progress) + Send + 'a) {
         self.report_every = every;
         self.progress = Some(Box::new(f));
     }
@@ -605,6 +683,30 @@ impl<'a> Solver<'a> {
     /// nodes; what was proven stays in the table). `None`: no limit.
     pub fn set_deadline(&mut self, deadline: Option<Instant>) {
         self.deadline = deadline;
+    }
+
+    /// Solves also end with [`SolveError::OutOfTime`] once `stop` is set (checked as the
+    /// deadline is): how the engine's `stop` reaches a solve.
+    pub fn set_stop(&mut self, stop: Option<Arc<AtomicBool>>) {
+        self.stop = stop;
+    }
+
+    fn out_of_time(&self) -> bool {
+        self.deadline.is_some_and(|d| Instant::now() >= d)
+            || self
+                .stop
+                .as_ref()
+                .is_some_and(|s| s.load(Ordering::Relaxed))
+    }
+
+    /// The rules of its positions.
+    pub fn rules(&self) -> Rules {
+        self.rules
+    }
+
+    /// Nodes of the last solve (or [`Solver::value_keeping`], [`Solver::keeping_moves`]).
+    pub fn nodes(&self) -> u64 {
+        self.nodes
     }
 
     /// The transposition table's counters, accumulated over every solve of this solver.
@@ -638,6 +740,34 @@ impl<'a> Solver<'a> {
             out.push((m, to_wdl(-r?.0)));
         }
         Ok(out)
+    }
+
+    /// The exact value of `pos` and the moves that keep it, in move-generator order (every
+    /// move when the position is lost). Cheaper than [`Solver::keeping_moves`]: once the value
+    /// is known, one null-window question per move decides whether it keeps it.
+    pub fn value_keeping(&mut self, pos: &Position) -> Result<(Wdl, Vec<Move>), SolveError> {
+        self.check_rules(pos)?;
+        self.begin();
+        let mut p = *pos;
+        if let Some(o) = p.outcome() {
+            return Ok((to_wdl(outcome_value(o, pos)), Vec::new()));
+        }
+        let (v, _) = self.value(&mut p)?;
+        let mut keep = Vec::new();
+        for &m in pos.legal_moves().iter() {
+            if v == -1 {
+                keep.push(m);
+                continue;
+            }
+            // The move keeps `v` iff the child's value is at most -v: a window just above it.
+            let undo = p.make(m);
+            let r = self.search(&mut p, -v, -v + 1);
+            p.unmake(m, undo);
+            if r?.0 <= -v {
+                keep.push(m);
+            }
+        }
+        Ok((to_wdl(v), keep))
     }
 
     fn check_rules(&self, pos: &Position) -> Result<(), SolveError> {
@@ -707,7 +837,7 @@ impl<'a> Solver<'a> {
         beta: i8,
     ) -> Result<(i8, Option<Move>), SolveError> {
         self.nodes += 1;
-        if self.nodes & 0xff == 0 && self.deadline.is_some_and(|d| Instant::now() >= d) {
+        if self.nodes & 0xff == 0 && self.out_of_time() {
             return Err(SolveError::OutOfTime);
         }
         if self.nodes & 0xfff == 0 {

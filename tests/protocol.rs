@@ -27,6 +27,8 @@ fn handshake() {
         "option name UCI_ShowWDL type check default false",
         "option name Clear Hash type button",
         "option name TablePath type string default <empty>",
+        "option name BookPath type string default <empty>",
+        "option name SolveHash type spin default 64 min 1 max 65536",
     ] {
         assert!(lines.iter().any(|l| l == opt), "{opt} missing");
     }
@@ -199,6 +201,8 @@ fn bad_input_gets_one_error_and_changes_nothing() {
             b"setoption name TablePath value /no/such/dir",
             "TablePath: ",
         ),
+        (b"setoption name BookPath value /no/such/book", "BookPath: "),
+        (b"setoption name SolveHash value 0", "1 to 65536"),
         (b"setoption name UCI_Variant value twelve", "x"),
         (b"go depth -1", "negative"),
         (b"go movetime -100", "negative"),

@@ -2,8 +2,10 @@
 //! solver's own per-move values, the engine's proven table results, and the tables themselves.
 
 use millstone::engine::Engine;
-use millstone::search::{Limits, Score, TB_BOUND};
+use millstone::search::{Limits, Score, TB_BOUND, TB_WIN};
 use millstone::solve::{SolveError, Solver};
+
+mod engine_process;
 use millstone::tablebase::{file_name, solve_pair, Snapshot, Table, Tablebase, Wdl};
 use millstone::{Game, Move, Position, Rules, Variant};
 use rand::rngs::StdRng;
@@ -591,5 +593,124 @@ fn a_checkpoint_resumes_and_a_damaged_one_is_refused() {
         .load_checkpoint(&path)
         .unwrap_err();
     assert!(e.to_string().contains("rules"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Earlier in the placing phase (four to six in hand) the engine solves the root within its time,
+/// searches only the moves that keep the value and reports the verdict as its score: the
+/// tables' convention with P = plies left to the moving phase.
+#[test]
+fn the_engine_reports_the_solved_verdict_in_the_placing_phase() {
+    let tb = Tablebase::open(tables()).unwrap();
+    let mut solver = Solver::new(&tb, NINE, 16).unwrap();
+    let mut engine = Engine::with_hash_mb(16);
+    engine.set_table_path(tables().to_str(), NINE).unwrap();
+    let mut rng = StdRng::seed_from_u64(33);
+    let mut seen = HashMap::new();
+    const EARLY: [((u32, u32), (u8, u8)); 3] =
+        [((1, 1), (3, 3)), ((2, 1), (2, 3)), ((1, 2), (2, 2))];
+    for i in 0..18 {
+        let (board, hand) = EARLY[i % EARLY.len()];
+        let pos = random_placing(NINE, &mut rng, board, hand);
+        let (value, keep) = solver.value_keeping(&pos).unwrap();
+        let plies = (hand.0 + hand.1) as i32;
+        let expect = match value {
+            Wdl::Win => TB_WIN - plies,
+            Wdl::Loss => -(TB_WIN - plies),
+            _ => 0,
+        };
+        let limits = Limits {
+            clock: millstone::timeman::Clock {
+                movetime: Some(std::time::Duration::from_millis(400)),
+                ..Default::default()
+            },
+            ..Limits::default()
+        };
+        let scores = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let r = engine.search(&Game::new(pos), &limits, Box::new(|_| {}));
+        let sink = scores.clone();
+        engine.search(
+            &Game::new(pos),
+            &Limits {
+                depth: Some(2),
+                ..Limits::default()
+            },
+            Box::new(move |i| sink.lock().unwrap().push(i.score)),
+        );
+        let scores = scores.lock().unwrap().clone();
+        assert_eq!(r.score, expect, "{pos}");
+        assert!(
+            !scores.is_empty() && scores.iter().all(|&s| s == expect),
+            "{pos}: {scores:?}"
+        );
+        assert!(
+            keep.contains(&r.best.unwrap()),
+            "{pos}: {:?} spoils {value:?}",
+            r.best
+        );
+        *seen.entry(value).or_insert(0) += 1;
+    }
+    assert!(seen.len() >= 2, "{seen:?}");
+}
+
+/// A book (the proven values a solve saved) given by `BookPath` is read and checked when the
+/// option is set; a damaged one is an error and the engine plays on without it.
+#[test]
+fn book_path_loads_a_book_and_refuses_a_damaged_one() {
+    let tb = Tablebase::open(tables()).unwrap();
+    let dir = std::env::temp_dir().join(format!("millstone-book-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let book = dir.join("book.bin");
+    let fen = ".../.../.../....../.../.../... w 4 4 0 6";
+    let pos = Position::from_fen(fen, NINE).unwrap();
+    let mut solver = Solver::new(&tb, NINE, 16).unwrap();
+    let (value, keep) = solver.value_keeping(&pos).unwrap();
+    assert_eq!(value, Wdl::Draw);
+    let entries = solver.save_checkpoint(&book).unwrap();
+    let mut bytes = std::fs::read(&book).unwrap();
+    let n = bytes.len();
+    bytes[n / 2] ^= 1;
+    let damaged = dir.join("damaged.bin");
+    std::fs::write(&damaged, &bytes).unwrap();
+
+    let mut e = engine_process::Engine::start();
+    e.send(&format!(
+        "setoption name TablePath value {}",
+        tables().display()
+    ));
+    e.send(&format!("setoption name BookPath value {}", book.display()));
+    let lines = e.sync();
+    let want = format!(
+        "info string book: {entries} proven positions of nine (flying on) in {}",
+        book.display()
+    );
+    assert!(lines.contains(&want), "{lines:?}");
+    e.send(&format!("position fen {fen}"));
+    let lines = e.go("movetime 300");
+    let best = engine_process::bestmove_of(&lines);
+    assert!(keep.iter().any(|m| m.to_string() == best), "{best}");
+    assert!(
+        lines
+            .iter()
+            .filter(|l| l.starts_with("info depth"))
+            .all(|l| l.contains("score cp 0 ")),
+        "{lines:?}"
+    );
+    e.send(&format!(
+        "setoption name BookPath value {}",
+        damaged.display()
+    ));
+    let lines = e.sync();
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("info string error") && l.contains("checksum")),
+        "{lines:?}"
+    );
+    e.send("setoption name BookPath value /no/such/book");
+    assert!(e.sync().iter().any(|l| l.contains("BookPath")));
+    e.send(&format!("position fen {fen}"));
+    let lines = e.go("depth 1");
+    assert!(!engine_process::bestmove_of(&lines).is_empty());
     let _ = std::fs::remove_dir_all(&dir);
 }

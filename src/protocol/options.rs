@@ -51,7 +51,7 @@ pub struct Spec {
 }
 
 /// Every option, in the order `uci` announces them.
-pub const TABLE: [Spec; 14] = [
+pub const TABLE: [Spec; 16] = [
     Spec {
         name: "Hash",
         kind: Kind::Spin {
@@ -108,6 +108,18 @@ pub const TABLE: [Spec; 14] = [
         kind: Kind::Text { default: "<empty>" },
     },
     Spec {
+        name: "BookPath",
+        kind: Kind::Text { default: "<empty>" },
+    },
+    Spec {
+        name: "SolveHash",
+        kind: Kind::Spin {
+            default: crate::engine::DEFAULT_SOLVE_HASH_MB as i64,
+            min: 1,
+            max: 65536,
+        },
+    },
+    Spec {
         name: "Ponder",
         kind: Kind::Check { default: false },
     },
@@ -162,6 +174,10 @@ pub enum Setting {
     ClearHash,
     /// The directory of endgame tables; `None` turns them off.
     TablePath(Option<String>),
+    /// The book of proven placing-phase values; `None` turns it off.
+    BookPath(Option<String>),
+    /// The placing-phase solver's table size in MiB.
+    SolveHash(usize),
     /// Whether the GUI may send `go ponder` (announced; pondering works either way).
     Ponder(bool),
     /// Strength level 0..=20.
@@ -280,6 +296,7 @@ impl Options {
                     "Skill Level" => Setting::SkillLevel(v as u32),
                     "UCI_Elo" => Setting::Elo(v as i32),
                     "Skill Seed" => Setting::SkillSeed(v as u64),
+                    "SolveHash" => Setting::SolveHash(v as usize),
                     other => unreachable!("spin option {other} has no setting"),
                 })
             }
@@ -308,9 +325,14 @@ impl Options {
                 Ok(Setting::Variant(v))
             }
             Kind::Button => Ok(Setting::ClearHash),
-            Kind::Text { .. } => Ok(Setting::TablePath(
-                (!value.is_empty() && value != "<empty>").then(|| value.to_string()),
-            )),
+            Kind::Text { .. } => {
+                let path = (!value.is_empty() && value != "<empty>").then(|| value.to_string());
+                Ok(match spec.name {
+                    "TablePath" => Setting::TablePath(path),
+                    "BookPath" => Setting::BookPath(path),
+                    other => unreachable!("text option {other} has no setting"),
+                })
+            }
         }
     }
 }

@@ -287,6 +287,23 @@ impl Session {
             Setting::LimitStrength(b) => self.options.limit_strength = b,
             Setting::Elo(e) => self.options.elo = e,
             Setting::SkillSeed(s) => self.options.skill_seed = s,
+            Setting::SolveHash(mb) => self.engine.set_solve_hash_mb(mb),
+            Setting::BookPath(path) => {
+                let (n, book_rules) = self
+                    .engine
+                    .set_book_path(path.as_deref())
+                    .map_err(|e| format!("setoption: BookPath: {e}; the previous book stays"))?;
+                if let Some(p) = path {
+                    let note = if book_rules == self.rules {
+                        String::new()
+                    } else {
+                        format!(" (not the current rules, {})", self.rules)
+                    };
+                    self.out.line(&format!(
+                        "info string book: {n} proven positions of {book_rules} in {p}{note}"
+                    ));
+                }
+            }
             Setting::TablePath(dir) => {
                 let n = self
                     .engine

@@ -136,6 +136,33 @@ enum Command {
         #[arg(long)]
         verbose: bool,
     },
+    /// Build an opening book: solve every position of the first PLIES plies of the placing
+    /// phase (every reply of either side included, one of each class of symmetric positions)
+    /// with the value of each move, and save the proven values for the engine's `BookPath`.
+    /// Resumable: an existing OUT is read first and saved again as the work goes on.
+    Book {
+        /// The table directory.
+        #[arg(long)]
+        dir: PathBuf,
+        /// The book file to write.
+        #[arg(long)]
+        out: PathBuf,
+        /// Plies from the start: positions at ply 0..PLIES-1 are solved with all their moves.
+        #[arg(long, default_value_t = 2)]
+        plies: u32,
+        /// nine or twelve.
+        #[arg(long, default_value = "nine")]
+        variant: Variant,
+        /// The rule set without flying.
+        #[arg(long)]
+        no_flying: bool,
+        /// Solver table size in MiB.
+        #[arg(long, default_value_t = 4096)]
+        hash_mb: usize,
+        /// Seconds between saves of OUT.
+        #[arg(long, default_value_t = 300)]
+        checkpoint_secs: u64,
+    },
     /// Solve a placing-phase position exactly: a full-width search of the placing tree with
     /// the tables' values where the moving phase begins (see `millstone::solve`).
     Solve {
@@ -224,6 +251,22 @@ fn main() -> ExitCode {
             player,
             verbose,
         } => audit(&dir, &jsonl, player.as_deref(), verbose),
+        Command::Book {
+            dir,
+            out,
+            plies,
+            variant,
+            no_flying,
+            hash_mb,
+            checkpoint_secs,
+        } => book(
+            &dir,
+            &out,
+            plies,
+            Rules::new(variant, !no_flying),
+            hash_mb,
+            std::time::Duration::from_secs(checkpoint_secs.max(1)),
+        ),
         Command::Solve {
             dir,
             fen,
@@ -776,6 +819,83 @@ fn solve(dir: &Path, fen: &str, rules: Rules, opts: &SolveOptions) -> Result<(),
             println!("  {:<10} {}{keeps}", m.to_string(), wdl_word(v));
         }
     }
+    Ok(())
+}
+
+fn book(
+    dir: &Path,
+    out: &Path,
+    plies: u32,
+    rules: Rules,
+    hash_mb: usize,
+    every: std::time::Duration,
+) -> Result<(), String> {
+    if !dir.is_dir() {
+        return Err(format!("{} is not a directory", dir.display()));
+    }
+    let tb = Tablebase::open(dir).map_err(|e| e.to_string())?;
+    let mut solver = Solver::new(&tb, rules, hash_mb).map_err(|e| e.to_string())?;
+    if out.exists() {
+        let n = solver
+            .load_checkpoint(out)
+            .map_err(|e| format!("cannot resume from {}: {e}", out.display()))?;
+        eprintln!("resumed from {}: {n} proven entries", out.display());
+    }
+    solver.set_checkpoint(out, every);
+    let start = std::time::Instant::now();
+    let mut level = vec![Position::new(rules)];
+    let mut counts = [0u64; 3];
+    for ply in 0..plies {
+        let t = std::time::Instant::now();
+        let mut next = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        let mut nodes = 0u64;
+        for pos in &level {
+            let (v, keep) = solver
+                .value_keeping(pos)
+                .map_err(|e| format!("{pos}: {e}"))?;
+            nodes += solver.nodes();
+            counts[match v {
+                Wdl::Win => 0,
+                Wdl::Loss => 2,
+                _ => 1,
+            }] += 1;
+            log::debug!(
+                "{pos}: {v:?}, {} of {} moves keep it",
+                keep.len(),
+                pos.legal_moves().len()
+            );
+            for &m in pos.legal_moves().iter() {
+                let mut child = *pos;
+                child.make(m);
+                if !child.is_moving_phase()
+                    && child.outcome().is_none()
+                    && seen.insert(solver.class_key(&child))
+                {
+                    next.push(child);
+                }
+            }
+        }
+        eprintln!(
+            "ply {ply}: {} positions solved with every move in {:.1}s ({nodes} nodes); {:.0}s in all",
+            level.len(),
+            t.elapsed().as_secs_f64(),
+            start.elapsed().as_secs_f64()
+        );
+        level = next;
+    }
+    let n = solver
+        .save_checkpoint(out)
+        .map_err(|e| format!("{}: {e}", out.display()))?;
+    let bytes = std::fs::metadata(out).map_or(0, |m| m.len());
+    println!(
+        "book {}: {plies} plies of {rules}, {} positions won, {} drawn, {} lost for the side to move; {n} proven entries, {bytes} bytes, {:.1}s",
+        out.display(),
+        counts[0],
+        counts[1],
+        counts[2],
+        start.elapsed().as_secs_f64()
+    );
     Ok(())
 }
 
