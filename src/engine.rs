@@ -49,6 +49,7 @@ pub struct Engine {
     solver: Arc<Mutex<Option<Solver<'static>>>>,
     book: Option<Arc<Checkpoint>>,
     solve_hash_mb: usize,
+    ultra_strong: bool,
     skill: Skill,
     /// Set while the running search ponders.
     pondering: Arc<AtomicBool>,
@@ -93,6 +94,7 @@ impl Engine {
             solver: Arc::new(Mutex::new(None)),
             book: None,
             solve_hash_mb: DEFAULT_SOLVE_HASH_MB,
+            ultra_strong: true,
             skill: Skill::full(),
             pondering: Arc::new(AtomicBool::new(false)),
             search_start: Instant::now(),
@@ -205,6 +207,13 @@ impl Engine {
         self.drop_solver();
     }
 
+    /// Among the moves that keep a proven value (the tables' or the solver's), lets the search
+    /// choose by its evaluation (`true`, the default: what sets a fallible opponent the most
+    /// problems) or plays the first one found (`false`: perfect, but no more than that).
+    pub fn set_ultra_strong(&mut self, on: bool) {
+        self.ultra_strong = on;
+    }
+
     fn drop_solver(&mut self) {
         *self.solver.lock().unwrap_or_else(|e| e.into_inner()) = None;
     }
@@ -292,6 +301,7 @@ impl Engine {
             solver: self.solver.clone(),
             book: self.book.clone(),
             solve_hash_mb: self.solve_hash_mb,
+            ultra_strong: self.ultra_strong,
             skill: self.skill,
         }
     }
@@ -310,6 +320,7 @@ struct RunContext {
     solver: Arc<Mutex<Option<Solver<'static>>>>,
     book: Option<Arc<Checkpoint>>,
     solve_hash_mb: usize,
+    ultra_strong: bool,
     skill: Skill,
 }
 
@@ -332,6 +343,7 @@ fn restrict_to_table_moves(
     tb: &Tablebase,
     game: &Game,
     limits: &mut Limits,
+    ultra_strong: bool,
 ) -> Option<Vec<(Move, i32)>> {
     if game.outcome().is_some() {
         return None;
@@ -340,6 +352,7 @@ fn restrict_to_table_moves(
     let wanted = root.probe.wdl.real();
     let keep: Vec<_> = match wanted {
         Wdl::Win | Wdl::Loss => vec![root.best],
+        _ if !ultra_strong => vec![root.best],
         _ => root
             .moves
             .iter()
@@ -389,7 +402,8 @@ fn solved_score(pos: &crate::Position, v: Wdl) -> i32 {
 }
 
 /// In the placing phase, solves the root exactly over the tables (from the book and what
-/// earlier moves proved, within a quarter of the move's time) and keeps only the root moves
+/// earlier moves proved, within half the move's time: a proof is worth more than a deeper
+/// search, and a solve cut short still leaves its proofs for the next move) and keeps only the root moves
 /// that keep the value; the search then chooses among them by its evaluation, which is what
 /// gives a fallible opponent the most chances. Returns the root's exact score, or `None` when
 /// it is not solved (a table missing or not yet checked, out of time, stopped, other rules):
@@ -402,7 +416,7 @@ fn restrict_to_solved_moves(ctx: &RunContext, game: &Game, limits: &mut Limits) 
     }
     let in_hand = pos.in_hand(crate::Color::White) + pos.in_hand(crate::Color::Black);
     let deadline = match search::budget_for(limits, pos) {
-        Some(b) => b.soft / 4,
+        Some(b) => b.soft / 2,
         None if in_hand <= SOLVE_IN_HAND => std::time::Duration::MAX,
         None => SOLVE_UNTIMED,
     };
@@ -425,10 +439,13 @@ fn restrict_to_solved_moves(ctx: &RunContext, game: &Game, limits: &mut Limits) 
         .value_keeping(pos)
         .map_err(|e| log::debug!("placing root not solved: {e}"))
         .ok()?;
-    let keep: Vec<Move> = moves
+    let mut keep: Vec<Move> = moves
         .into_iter()
         .filter(|m| limits.searchmoves.is_empty() || limits.searchmoves.contains(m))
         .collect();
+    if !ctx.ultra_strong {
+        keep.truncate(1);
+    }
     log::debug!("solved placing root: {value:?}, {} moves kept", keep.len());
     if !keep.is_empty() {
         limits.searchmoves = keep;
@@ -456,7 +473,8 @@ fn run(
         .map(|tb| tb.snapshot(pos.rules()))
         .filter(|s| !s.is_empty());
     let mut limits = limits.clone();
-    let table_scores = tablebase.and_then(|tb| restrict_to_table_moves(tb, game, &mut limits));
+    let table_scores =
+        tablebase.and_then(|tb| restrict_to_table_moves(tb, game, &mut limits, ctx.ultra_strong));
     let solved = if table_scores.is_none() && ctx.skill.is_full() {
         restrict_to_solved_moves(ctx, game, &mut limits)
     } else {

@@ -29,6 +29,7 @@ fn handshake() {
         "option name TablePath type string default <empty>",
         "option name BookPath type string default <empty>",
         "option name SolveHash type spin default 64 min 1 max 65536",
+        "option name UltraStrong type check default true",
     ] {
         assert!(lines.iter().any(|l| l == opt), "{opt} missing");
     }

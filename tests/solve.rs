@@ -714,3 +714,33 @@ fn book_path_loads_a_book_and_refuses_a_damaged_one() {
     assert!(!engine_process::bestmove_of(&lines).is_empty());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// With `UltraStrong` off the engine plays the first value-keeping move instead of letting
+/// the search choose among them.
+#[test]
+fn without_the_ultra_strong_choice_the_first_keeping_move_is_played() {
+    let tb = Tablebase::open(tables()).unwrap();
+    let mut solver = Solver::new(&tb, NINE, 16).unwrap();
+    let mut engine = Engine::with_hash_mb(16);
+    engine.set_table_path(tables().to_str(), NINE).unwrap();
+    engine.set_ultra_strong(false);
+    let mut rng = StdRng::seed_from_u64(41);
+    let mut differs = 0;
+    let limits = Limits {
+        depth: Some(3),
+        ..Limits::default()
+    };
+    for i in 0..30 {
+        let (board, hand) = SMALL[i % SMALL.len()];
+        let pos = random_placing(NINE, &mut rng, board, hand);
+        let (_, keep) = solver.value_keeping(&pos).unwrap();
+        let first = engine.search(&Game::new(pos), &limits, Box::new(|_| {}));
+        assert_eq!(first.best, keep.first().copied(), "{pos}");
+        engine.set_ultra_strong(true);
+        let chosen = engine.search(&Game::new(pos), &limits, Box::new(|_| {}));
+        engine.set_ultra_strong(false);
+        assert!(keep.contains(&chosen.best.unwrap()), "{pos}");
+        differs += (chosen.best != first.best) as u32;
+    }
+    assert!(differs > 0, "the search never chose another keeping move");
+}

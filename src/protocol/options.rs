@@ -51,7 +51,7 @@ pub struct Spec {
 }
 
 /// Every option, in the order `uci` announces them.
-pub const TABLE: [Spec; 16] = [
+pub const TABLE: [Spec; 17] = [
     Spec {
         name: "Hash",
         kind: Kind::Spin {
@@ -120,6 +120,10 @@ pub const TABLE: [Spec; 16] = [
         },
     },
     Spec {
+        name: "UltraStrong",
+        kind: Kind::Check { default: true },
+    },
+    Spec {
         name: "Ponder",
         kind: Kind::Check { default: false },
     },
@@ -178,6 +182,8 @@ pub enum Setting {
     BookPath(Option<String>),
     /// The placing-phase solver's table size in MiB.
     SolveHash(usize),
+    /// Whether the search chooses among the moves that keep a proven value.
+    UltraStrong(bool),
     /// Whether the GUI may send `go ponder` (announced; pondering works either way).
     Ponder(bool),
     /// Strength level 0..=20.
@@ -313,6 +319,7 @@ impl Options {
                     "UCI_ShowWDL" => Setting::ShowWdl(v),
                     "Ponder" => Setting::Ponder(v),
                     "UCI_LimitStrength" => Setting::LimitStrength(v),
+                    "UltraStrong" => Setting::UltraStrong(v),
                     other => unreachable!("check option {other} has no setting"),
                 })
             }

@@ -288,6 +288,7 @@ impl Session {
             Setting::Elo(e) => self.options.elo = e,
             Setting::SkillSeed(s) => self.options.skill_seed = s,
             Setting::SolveHash(mb) => self.engine.set_solve_hash_mb(mb),
+            Setting::UltraStrong(on) => self.engine.set_ultra_strong(on),
             Setting::BookPath(path) => {
                 let (n, book_rules) = self
                     .engine

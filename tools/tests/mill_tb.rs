@@ -278,3 +278,134 @@ fn solve_values_a_placing_position_and_refuses_what_it_cannot() {
         "cannot allocate",
     );
 }
+
+/// `mill-tb audit --placing` solves every placing move of the audited side, before and after
+/// it; the test recounts the moves that gave a proven value away with the library's solver.
+/// `mill-tb book` from a placing position writes a book the solver reads back.
+#[test]
+fn audit_placing_finds_the_moves_that_give_a_value_away_and_book_writes_a_book() {
+    use millstone::solve::{Checkpoint, Solver};
+    use millstone::tablebase::Tablebase;
+    use millstone::{Position, Rules, Variant};
+    let dir = scratch("audit-placing");
+    let d = dir.to_str().unwrap();
+    run_ok(TB, &args(&["generate", "--max-pieces", "7", "--dir", d]));
+    // Placing openings whose moving phase begins at 3v4 or less.
+    let openings = dir.join("openings.txt");
+    std::fs::write(
+        &openings,
+        "W../.../.../B....B/.../.../... w 2 2 0 8\n\
+         .../.W./.../B..B../.../.../... w 2 2 0 8\n\
+         ..B/.../.W./....../.B./.../... w 2 2 0 8\n",
+    )
+    .unwrap();
+    let jsonl = dir.join("games.jsonl");
+    run_ok(
+        MATCH,
+        &args(&[
+            "--engine",
+            "builtin=random",
+            "--engine",
+            "builtin=greedy",
+            "--depth",
+            "1",
+            "--games",
+            "12",
+            "--openings",
+            openings.to_str().unwrap(),
+            "--seed",
+            "5",
+            "--max-plies",
+            "200",
+            "--jsonl",
+            jsonl.to_str().unwrap(),
+            "-q",
+        ]),
+    );
+    let rules = Rules::new(Variant::Nine, true);
+    let tb = Tablebase::open(&dir).unwrap();
+    let mut solver = Solver::new(&tb, rules, 16).unwrap();
+    let mut expected = 0;
+    for rec in records(&jsonl) {
+        let mut pos = Position::from_fen(&rec.fen, rules).unwrap();
+        for m in &rec.moves {
+            if pos.is_moving_phase() || pos.outcome().is_some() {
+                break;
+            }
+            let mover = if pos.side_to_move() == millstone::Color::White {
+                &rec.white
+            } else {
+                &rec.black
+            };
+            let before = solver.solve(&pos).unwrap().value;
+            pos.make(m.parse().unwrap());
+            let after = solver.solve(&pos).unwrap().value;
+            expected += (mover == "random" && after.flip() != before) as usize;
+        }
+    }
+    let out = run(
+        TB,
+        &args(&[
+            "audit",
+            "--dir",
+            d,
+            "--jsonl",
+            jsonl.to_str().unwrap(),
+            "--placing",
+            "--player",
+            "random",
+            "--hash-mb",
+            "16",
+        ]),
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(expected > 0, "random gives values away:\n{stdout}");
+    // One line for each such move ("win -> draw"), and the count in the summary.
+    assert_eq!(
+        stdout.lines().filter(|l| l.contains(" -> ")).count(),
+        expected,
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(&format!("{expected} gave it away")),
+        "{stdout}"
+    );
+    assert!(!out.status.success());
+
+    let book = dir.join("book.bin");
+    let (out, _) = run_ok(
+        TB,
+        &args(&[
+            "book",
+            "--dir",
+            d,
+            "--out",
+            book.to_str().unwrap(),
+            "--fen",
+            "W../.../.../B....B/.../.../... w 2 2 0 8",
+            "--plies",
+            "2",
+            "--hash-mb",
+            "16",
+        ]),
+    );
+    assert!(out.contains("2 plies of nine (flying on)"), "{out}");
+    let c = Checkpoint::read(&book).unwrap();
+    assert!(!c.is_empty() && c.rules() == rules);
+    // A second run resumes from the book and finds everything proven.
+    let (_, err) = run_ok(
+        TB,
+        &args(&[
+            "book",
+            "--dir",
+            d,
+            "--out",
+            book.to_str().unwrap(),
+            "--fen",
+            "W../.../.../B....B/.../.../... w 2 2 0 8",
+            "--plies",
+            "2",
+        ]),
+    );
+    assert!(err.contains("resumed from"), "{err}");
+}

@@ -135,6 +135,16 @@ enum Command {
         /// Print a line for every game, not only the summary and the games lost from level.
         #[arg(long)]
         verbose: bool,
+        /// Also solve every placing-phase move of the audited side, before and after it, and
+        /// report each move that gave away the position's proven value (exit code 1 then).
+        #[arg(long)]
+        placing: bool,
+        /// With --placing: the solver's table size in MiB.
+        #[arg(long, default_value_t = 4096)]
+        hash_mb: usize,
+        /// With --placing: a book (or solve checkpoint) to start the solver from.
+        #[arg(long)]
+        book: Option<PathBuf>,
     },
     /// Build an opening book: solve every position of the first PLIES plies of the placing
     /// phase (every reply of either side included, one of each class of symmetric positions)
@@ -150,6 +160,9 @@ enum Command {
         /// Plies from the start: positions at ply 0..PLIES-1 are solved with all their moves.
         #[arg(long, default_value_t = 2)]
         plies: u32,
+        /// Start from this position instead of the start of the game.
+        #[arg(long)]
+        fen: Option<String>,
         /// nine or twelve.
         #[arg(long, default_value = "nine")]
         variant: Variant,
@@ -250,11 +263,30 @@ fn main() -> ExitCode {
             jsonl,
             player,
             verbose,
-        } => audit(&dir, &jsonl, player.as_deref(), verbose),
+            placing,
+            hash_mb,
+            book,
+        } => {
+            let placing = if placing {
+                audit_placing(
+                    &dir,
+                    &jsonl,
+                    player.as_deref(),
+                    hash_mb,
+                    book.as_deref(),
+                    verbose,
+                )
+            } else {
+                Ok(())
+            };
+            let moving = audit(&dir, &jsonl, player.as_deref(), verbose);
+            placing.and(moving)
+        }
         Command::Book {
             dir,
             out,
             plies,
+            fen,
             variant,
             no_flying,
             hash_mb,
@@ -263,6 +295,7 @@ fn main() -> ExitCode {
             &dir,
             &out,
             plies,
+            fen.as_deref(),
             Rules::new(variant, !no_flying),
             hash_mb,
             std::time::Duration::from_secs(checkpoint_secs.max(1)),
@@ -826,6 +859,7 @@ fn book(
     dir: &Path,
     out: &Path,
     plies: u32,
+    fen: Option<&str>,
     rules: Rules,
     hash_mb: usize,
     every: std::time::Duration,
@@ -843,7 +877,11 @@ fn book(
     }
     solver.set_checkpoint(out, every);
     let start = std::time::Instant::now();
-    let mut level = vec![Position::new(rules)];
+    let root = match fen {
+        Some(f) => Position::from_fen(f, rules).map_err(|e| format!("bad position: {e}"))?,
+        None => Position::new(rules),
+    };
+    let mut level = vec![root];
     let mut counts = [0u64; 3];
     for ply in 0..plies {
         let t = std::time::Instant::now();
@@ -931,6 +969,127 @@ fn moving_phase_start(rec: &GameRecord) -> Result<Option<Position>, String> {
         }
     }
     Ok(None)
+}
+
+/// The game records of a JSONL file.
+fn read_records(jsonl: &Path) -> Result<Vec<GameRecord>, String> {
+    let text = std::fs::read_to_string(jsonl).map_err(|e| format!("{}: {e}", jsonl.display()))?;
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(n, line)| {
+            serde_json::from_str(line)
+                .map_err(|e| format!("{}:{}: not a game record: {e}", jsonl.display(), n + 1))
+        })
+        .collect()
+}
+
+/// Solves each placing-phase position where an audited side moved, and the position after its
+/// move: the move kept the value when the child's value is the parent's, seen from the other
+/// side. One solver for all games, so common openings are solved once.
+fn audit_placing(
+    dir: &Path,
+    jsonl: &Path,
+    player: Option<&str>,
+    hash_mb: usize,
+    book: Option<&Path>,
+    verbose: bool,
+) -> Result<(), String> {
+    let tb = Tablebase::open(dir).map_err(|e| e.to_string())?;
+    let records = read_records(jsonl)?;
+    let mut solver: Option<Solver> = None;
+    let (mut checked, mut kept, mut undecided) = (0u32, 0u32, 0u32);
+    let mut spoilt = Vec::new();
+    let start = std::time::Instant::now();
+    for rec in &records {
+        let variant: Variant = rec
+            .variant
+            .parse()
+            .map_err(|e| format!("game {}: variant {}: {e}", rec.game, rec.variant))?;
+        let rules = Rules::new(variant, rec.flying);
+        if solver.as_ref().is_none_or(|s| s.rules() != rules) {
+            let mut s = Solver::new(&tb, rules, hash_mb).map_err(|e| e.to_string())?;
+            if let Some(b) = book {
+                s.load_checkpoint(b).map_err(|e| format!("book: {e}"))?;
+            }
+            solver = Some(s);
+        }
+        let solver = solver.as_mut().expect("just made");
+        let mut pos = Position::from_fen(&rec.fen, rules)
+            .map_err(|e| format!("game {}: position {}: {e}", rec.game, rec.fen))?;
+        for (ply, m) in rec.moves.iter().enumerate() {
+            if pos.is_moving_phase() || pos.outcome().is_some() {
+                break;
+            }
+            let mv: millstone::Move = m
+                .parse()
+                .map_err(|e| format!("game {} ply {}: {m}: {e}", rec.game, ply + 1))?;
+            if !pos.legal_moves().contains(mv) {
+                return Err(format!(
+                    "game {} ply {}: {m} is not legal",
+                    rec.game,
+                    ply + 1
+                ));
+            }
+            let mover = pos.side_to_move();
+            let name = if mover == Color::White {
+                &rec.white
+            } else {
+                &rec.black
+            };
+            let mut child = pos;
+            child.make(mv);
+            if player.is_none_or(|p| p == name) {
+                checked += 1;
+                match (solver.solve(&pos), solver.solve(&child)) {
+                    (Ok(before), Ok(after)) => {
+                        if after.value.flip() == before.value {
+                            kept += 1;
+                        } else {
+                            spoilt.push(format!(
+                                "game {} ply {}: {name} ({mover}) played {m} in {pos}: {} -> {}",
+                                rec.game,
+                                ply + 1,
+                                wdl_word(before.value),
+                                wdl_word(after.value.flip())
+                            ));
+                        }
+                        if verbose {
+                            println!(
+                                "game {} ply {}: {m} keeps {}",
+                                rec.game,
+                                ply + 1,
+                                wdl_word(before.value)
+                            );
+                        }
+                    }
+                    (Err(e), _) | (_, Err(e)) => {
+                        undecided += 1;
+                        println!("game {} ply {}: not decided: {e}", rec.game, ply + 1);
+                    }
+                }
+            }
+            pos = child;
+        }
+    }
+    println!(
+        "placing phase of {} games: {checked} moves of {} checked in {:.0}s: {kept} kept the proven value, {} gave it away, {undecided} not decided",
+        records.len(),
+        player.unwrap_or("each side"),
+        start.elapsed().as_secs_f64(),
+        spoilt.len()
+    );
+    for line in &spoilt {
+        println!("{line}");
+    }
+    if spoilt.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} placing moves gave away a proven value",
+            spoilt.len()
+        ))
+    }
 }
 
 fn audit(dir: &Path, jsonl: &Path, player: Option<&str>, verbose: bool) -> Result<(), String> {
