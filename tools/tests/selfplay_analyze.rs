@@ -155,3 +155,57 @@ fn analyze_text_and_jsonl() {
     assert!(text.contains("bestmove "), "{text}");
     assert!(text.contains("wdl "), "{text}");
 }
+
+/// With tables, a placing-phase position shows the solver's proven value and the moves that
+/// keep it (text and JSONL); the library's solver agrees.
+#[test]
+fn analyze_shows_proven_values_in_the_placing_phase() {
+    use millstone::solve::Solver;
+    use millstone::tablebase::{Tablebase, Wdl};
+    let d = scratch("analyze-proven");
+    let ds = d.to_str().unwrap();
+    run_ok(
+        env!("CARGO_BIN_EXE_mill-tb"),
+        &args(&["generate", "--max-pieces", "7", "--dir", ds]),
+    );
+    let fen = "W../.../.../B....B/.../.../... w 2 2 0 8";
+    let file = d.join("p.txt");
+    std::fs::write(&file, format!("{fen}\n")).unwrap();
+    let rules = Rules::default();
+    let tb = Tablebase::open(&d).unwrap();
+    let (value, keep) = Solver::new(&tb, rules, 16)
+        .unwrap()
+        .value_keeping(&Position::from_fen(fen, rules).unwrap())
+        .unwrap();
+    let word = match value {
+        Wdl::Win => "win",
+        Wdl::Loss => "loss",
+        _ => "draw",
+    };
+    let f = file.to_str().unwrap();
+    let (text, _) = run_ok(
+        ANALYZE,
+        &args(&["--file", f, "--depth", "2", "--tables", ds]),
+    );
+    let want = format!(
+        "proven: {word}, {} of {} moves keep it:",
+        keep.len(),
+        Position::from_fen(fen, rules).unwrap().legal_moves().len()
+    );
+    assert!(text.contains(&want), "{want}\n{text}");
+    let (json, _) = run_ok(
+        ANALYZE,
+        &args(&[
+            "--file", f, "--depth", "2", "--tables", ds, "--format", "jsonl",
+        ]),
+    );
+    let v: Value = serde_json::from_str(json.lines().next().unwrap()).unwrap();
+    assert_eq!(v["proven"]["value"], word);
+    let kept: Vec<String> = keep.iter().map(|m| m.to_string()).collect();
+    assert_eq!(v["proven"]["keeping"], serde_json::json!(kept));
+    // The engine searched only keeping moves: its best move is one of them.
+    assert!(
+        kept.contains(&v["bestmove"].as_str().unwrap().to_string()),
+        "{v}"
+    );
+}

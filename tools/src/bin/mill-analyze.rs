@@ -3,6 +3,7 @@
 
 use clap::{Parser, ValueEnum};
 use millstone::search::{self, Limits};
+use millstone::solve::Solver;
 use millstone::tablebase::{Tablebase, Wdl};
 use millstone::{Engine, Game, Rules, Variant};
 use millstone_tools::analysis::{score_text, search_lines};
@@ -61,6 +62,24 @@ struct Cli {
     /// position shows the table's verdict.
     #[arg(long, value_name = "DIR")]
     tables: Option<PathBuf>,
+    /// With --tables: a book of `mill-tb book` for the placing-phase solver (and the engine).
+    #[arg(long, value_name = "FILE")]
+    book: Option<PathBuf>,
+    /// With --tables: seconds the solver may spend on a placing-phase position (its value and
+    /// the moves that keep it); 0 turns the solver off.
+    #[arg(long, default_value_t = 10.0)]
+    solve_secs: f64,
+    /// With --tables: the solver's table in MiB.
+    #[arg(long, default_value_t = 1024)]
+    solve_hash: usize,
+}
+
+/// A placing-phase position's proven value and the moves that keep it.
+#[derive(Serialize)]
+struct ProvenOut {
+    value: String,
+    keeping: Vec<String>,
+    moves: usize,
 }
 
 #[derive(Serialize)]
@@ -84,6 +103,8 @@ struct PositionOut {
     game_over: Option<String>,
     /// The endgame table's verdict for the side to move, e.g. `win, next mill in 7 plies`.
     table: Option<String>,
+    /// In the placing phase, the solver's exact value and the moves that keep it.
+    proven: Option<ProvenOut>,
     lines: Vec<LineOut>,
 }
 
@@ -101,6 +122,32 @@ fn table_verdict(tb: &Tablebase, game: &Game) -> Option<String> {
         Wdl::Win | Wdl::Loss => format!("{what}, next mill in {} plies", p.plies_to_mill),
         _ => what.to_string(),
     })
+}
+
+/// The solver's value of a placing-phase position and its keeping moves, within `limit`;
+/// `None` in the moving phase, at the end of the game, or when the solve does not finish.
+fn prove(solver: &mut Solver, game: &Game, limit: Duration) -> Option<ProvenOut> {
+    let pos = game.position();
+    if pos.is_moving_phase() || game.outcome().is_some() {
+        return None;
+    }
+    solver.set_deadline(std::time::Instant::now().checked_add(limit));
+    match solver.value_keeping(pos) {
+        Ok((v, keep)) => Some(ProvenOut {
+            value: match v {
+                Wdl::Win => "win",
+                Wdl::Loss => "loss",
+                _ => "draw",
+            }
+            .to_string(),
+            keeping: keep.iter().map(|m| m.to_string()).collect(),
+            moves: pos.legal_moves().len(),
+        }),
+        Err(e) => {
+            eprintln!("mill-analyze: {pos}: not proven: {e}");
+            None
+        }
+    }
 }
 
 fn analyse(engine: &mut Engine, game: &Game, cli: &Cli) -> (Option<String>, Vec<LineOut>) {
@@ -188,6 +235,37 @@ fn main() -> ExitCode {
             Tablebase::open(dir).ok()
         }
     };
+    if let Some(b) = &cli.book {
+        if cli.tables.is_none() {
+            eprintln!("mill-analyze: error: --book needs --tables");
+            return ExitCode::from(2);
+        }
+        match engine.set_book_path(Some(&b.display().to_string())) {
+            Ok((n, r)) => eprintln!("mill-analyze: book of {n} proven positions of {r}"),
+            Err(e) => {
+                eprintln!("mill-analyze: error: book: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let mut solver = match &tablebase {
+        Some(tb) if cli.solve_secs > 0.0 => match Solver::new(tb, rules, cli.solve_hash) {
+            Ok(mut s) => {
+                if let Some(b) = &cli.book {
+                    if let Err(e) = s.load_checkpoint(b) {
+                        eprintln!("mill-analyze: error: book: {e}");
+                        return ExitCode::from(2);
+                    }
+                }
+                Some(s)
+            }
+            Err(e) => {
+                eprintln!("mill-analyze: error: solver: {e}");
+                return ExitCode::from(2);
+            }
+        },
+        _ => None,
+    };
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let mut failed = 0usize;
@@ -212,6 +290,9 @@ fn main() -> ExitCode {
         };
         let fen = game.position().to_fen();
         let table = tablebase.as_ref().and_then(|tb| table_verdict(tb, &game));
+        let proven = solver
+            .as_mut()
+            .and_then(|s| prove(s, &game, Duration::from_secs_f64(cli.solve_secs)));
         let (best, lines, over) = match game.outcome() {
             Some(o) => (None, Vec::new(), Some(o.to_string())),
             None => {
@@ -228,6 +309,7 @@ fn main() -> ExitCode {
                     bestmove: best,
                     game_over: over,
                     table,
+                    proven,
                     lines,
                 };
                 writeln!(out, "{}", serde_json::to_string(&p).expect("serializable"))
@@ -239,6 +321,15 @@ fn main() -> ExitCode {
                 }
                 if let Some(t) = table {
                     s += &format!("  table: {t}\n");
+                }
+                if let Some(p) = &proven {
+                    s += &format!(
+                        "  proven: {}, {} of {} moves keep it: {}\n",
+                        p.value,
+                        p.keeping.len(),
+                        p.moves,
+                        p.keeping.join(" ")
+                    );
                 }
                 for l in &lines {
                     s += &format!(
