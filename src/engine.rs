@@ -403,9 +403,9 @@ fn solved_score(pos: &crate::Position, v: Wdl) -> i32 {
 
 /// In the placing phase, solves the root exactly over the tables (from the book and what
 /// earlier moves proved, within half the move's time: a proof is worth more than a deeper
-/// search, and a solve cut short still leaves its proofs for the next move) and keeps only the root moves
-/// that keep the value; the search then chooses among them by its evaluation, which is what
-/// gives a fallible opponent the most chances. Returns the root's exact score, or `None` when
+/// search, and a solve cut short leaves its proofs for the next move) and keeps only the root
+/// moves that keep the value; the search then chooses among them by its evaluation, which is
+/// what gives a fallible opponent the most chances. Returns the root's exact score, or `None` when
 /// it is not solved (a table missing or not yet checked, out of time, stopped, other rules):
 /// then `limits` is untouched and the search decides alone.
 fn restrict_to_solved_moves(ctx: &RunContext, game: &Game, limits: &mut Limits) -> Option<i32> {
@@ -422,7 +422,13 @@ fn restrict_to_solved_moves(ctx: &RunContext, game: &Game, limits: &mut Limits) 
     };
     let mut guard = ctx.solver.lock().unwrap_or_else(|e| e.into_inner());
     if guard.as_ref().is_none_or(|s| s.rules() != pos.rules()) {
-        let mut s = Solver::new(tb, pos.rules(), ctx.solve_hash_mb)
+        // Room for twice the book's entries, so that loading it evicts next to nothing.
+        let book_mb = ctx
+            .book
+            .as_ref()
+            .map_or(0, |b| (b.len() * 32).div_ceil(1 << 20));
+        let mb = ctx.solve_hash_mb.max(book_mb.next_power_of_two());
+        let mut s = Solver::new(tb, pos.rules(), mb)
             .map_err(|e| log::warn!("no placing-phase solver: {e}"))
             .ok()?;
         if let Some(book) = &ctx.book {

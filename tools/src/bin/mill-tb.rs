@@ -1094,17 +1094,11 @@ fn audit_placing(
 
 fn audit(dir: &Path, jsonl: &Path, player: Option<&str>, verbose: bool) -> Result<(), String> {
     let tb = Tablebase::open(dir).map_err(|e| e.to_string())?;
-    let text = std::fs::read_to_string(jsonl).map_err(|e| format!("{}: {e}", jsonl.display()))?;
     // Per audited side: verdict at the start of the moving phase -> (wins, draws, losses).
     let mut table: std::collections::BTreeMap<&'static str, [u32; 3]> = Default::default();
     let (mut games, mut uncovered, mut no_moving) = (0u32, 0u32, 0u32);
     let mut lost_from_level = Vec::new();
-    for (n, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let rec: GameRecord = serde_json::from_str(line)
-            .map_err(|e| format!("{}:{}: not a game record: {e}", jsonl.display(), n + 1))?;
+    for rec in read_records(jsonl)? {
         games += 1;
         let Some(pos) = moving_phase_start(&rec)? else {
             no_moving += 1;
