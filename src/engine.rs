@@ -49,6 +49,9 @@ pub struct Engine {
     solver: Arc<Mutex<Option<Solver<'static>>>>,
     book: Option<Arc<Checkpoint>>,
     solve_hash_mb: usize,
+    /// The rules the solver is made for (those of the last [`Engine::set_table_path`] or
+    /// [`Engine::set_rules`]).
+    rules: Rules,
     ultra_strong: bool,
     skill: Skill,
     /// Set while the running search ponders.
@@ -94,6 +97,7 @@ impl Engine {
             solver: Arc::new(Mutex::new(None)),
             book: None,
             solve_hash_mb: DEFAULT_SOLVE_HASH_MB,
+            rules: Rules::default(),
             ultra_strong: true,
             skill: Skill::full(),
             pondering: Arc::new(AtomicBool::new(false)),
@@ -167,16 +171,17 @@ impl Engine {
         self.stop_and_wait();
         let Some(dir) = dir else {
             self.tablebase = None;
-            self.drop_solver();
+            self.make_solver();
             return Ok(0);
         };
         let tb = Tablebase::open(dir).map_err(|e| e.to_string())?;
         let n = tb.snapshot(rules).len();
-        self.drop_solver();
         // Small files (all of them up to 10 pieces) are checked now; the big ones of a full set
         // in the background, so that neither this call nor the first search waits for them.
         self.preload = tb.preload(rules, PRELOAD_SYNC_BYTES);
         self.tablebase = Some(Arc::new(tb));
+        self.rules = rules;
+        self.make_solver();
         Ok(n)
     }
 
@@ -195,7 +200,7 @@ impl Engine {
             .as_ref()
             .map_or((0, Rules::default()), |b| (b.len(), b.rules()));
         self.book = book;
-        self.drop_solver();
+        self.make_solver();
         Ok(summary)
     }
 
@@ -204,7 +209,16 @@ impl Engine {
     pub fn set_solve_hash_mb(&mut self, mb: usize) {
         self.stop_and_wait();
         self.solve_hash_mb = mb.clamp(1, MAX_HASH_MB);
-        self.drop_solver();
+        self.make_solver();
+    }
+
+    /// The rules of the coming games: the placing-phase solver is made for them now.
+    pub fn set_rules(&mut self, rules: Rules) {
+        if rules != self.rules {
+            self.stop_and_wait();
+            self.rules = rules;
+            self.make_solver();
+        }
     }
 
     /// Among the moves that keep a proven value (the tables' or the solver's), lets the search
@@ -214,8 +228,15 @@ impl Engine {
         self.ultra_strong = on;
     }
 
-    fn drop_solver(&mut self) {
-        *self.solver.lock().unwrap_or_else(|e| e.into_inner()) = None;
+    /// (Re)makes the placing-phase solver for the tables, book and rules set: here, when
+    /// options change, because a big table and book take a while to set up, which no search
+    /// under a clock can afford.
+    fn make_solver(&mut self) {
+        let mut guard = self.solver.lock().unwrap_or_else(|e| e.into_inner());
+        *guard = None;
+        if let Some(tb) = &self.tablebase {
+            *guard = new_solver(tb, self.rules, self.solve_hash_mb, self.book.as_deref());
+        }
     }
 
     /// Waits until every table file of the last [`Engine::set_table_path`] is checked, so
@@ -390,6 +411,71 @@ const SOLVE_IN_HAND: u8 = 4;
 /// How long a solve may take when the search has no clock and the root has more in hand.
 const SOLVE_UNTIMED: std::time::Duration = std::time::Duration::from_secs(1);
 
+/// A placing-phase solver with room for twice the book's entries (so that loading it evicts
+/// next to nothing) and the book in its table; `None`, with a warning, without the memory.
+fn new_solver(
+    tb: &Tablebase,
+    rules: Rules,
+    hash_mb: usize,
+    book: Option<&Checkpoint>,
+) -> Option<Solver<'static>> {
+    let book_mb = book.map_or(0, |b| (b.len() * 32).div_ceil(1 << 20));
+    let mut s = Solver::new(tb, rules, hash_mb.max(book_mb.next_power_of_two()))
+        .map_err(|e| log::warn!("no placing-phase solver: {e}"))
+        .ok()?;
+    if let Some(book) = book {
+        if let Err(e) = s.absorb(book) {
+            log::warn!("book not used: {e}");
+        }
+    }
+    Some(s)
+}
+
+/// Nodes a placing-phase root with this many pieces in hand (both sides) takes to solve with
+/// the value of every move, from a cold solver table: about three times the solve alone, as
+/// measured on positions of real games of nine with the complete tables (README, "At the
+/// board"); twelve's are larger, where its tables exist at all.
+const SOLVE_NODES: [u64; 19] = [
+    10,
+    30,
+    150,
+    450,
+    1_200,
+    4_500,
+    9_000,
+    30_000,
+    180_000,
+    450_000,
+    1_200_000,
+    3_600_000,
+    10_000_000,
+    15_000_000,
+    30_000_000,
+    75_000_000,
+    150_000_000,
+    300_000_000,
+    540_000_000,
+];
+
+/// Nodes per second the solver reaches at least (half the table probes miss the cache).
+const SOLVE_NPS: u64 = 1_000_000;
+
+/// Whether a solve of a root with `in_hand` pieces in hand is likely to end within `time`.
+fn solve_fits(in_hand: u8, time: std::time::Duration) -> bool {
+    let need = SOLVE_NODES
+        .get(in_hand as usize)
+        .copied()
+        .unwrap_or(u64::MAX);
+    time.as_secs_f64() * SOLVE_NPS as f64 >= need as f64
+}
+
+/// Whether the tables hold every sub-space of the moving phase of `rules` (3 to n pieces a
+/// side), so that no moving-phase move needs a search.
+fn covers_moving_phase(tb: &Tablebase, rules: Rules) -> bool {
+    let n = rules.variant.pieces() as usize;
+    tb.snapshot(rules).len() >= (n - 2) * (n - 2)
+}
+
 /// The score of a solved placing-phase position (the tables' convention, see protocol.md):
 /// `TB_WIN - P` for a win, P the plies left to the moving phase, its negation for a loss.
 fn solved_score(pos: &crate::Position, v: Wdl) -> i32 {
@@ -405,8 +491,8 @@ fn solved_score(pos: &crate::Position, v: Wdl) -> i32 {
 /// earlier moves proved, within half the move's time: a proof is worth more than a deeper
 /// search, and a solve cut short leaves its proofs for the next move) and keeps only the root
 /// moves that keep the value; the search then chooses among them by its evaluation, which is
-/// what gives a fallible opponent the most chances. Returns the root's exact score, or `None` when
-/// it is not solved (a table missing or not yet checked, out of time, stopped, other rules):
+/// what gives a fallible opponent the most chances. Returns the root's exact score, or `None`
+/// when it is not solved (a table missing or not yet checked, out of time, stopped, other rules):
 /// then `limits` is untouched and the search decides alone.
 fn restrict_to_solved_moves(ctx: &RunContext, game: &Game, limits: &mut Limits) -> Option<i32> {
     let tb = ctx.tablebase.as_deref()?;
@@ -416,29 +502,30 @@ fn restrict_to_solved_moves(ctx: &RunContext, game: &Game, limits: &mut Limits) 
     }
     let in_hand = pos.in_hand(crate::Color::White) + pos.in_hand(crate::Color::Black);
     let deadline = match search::budget_for(limits, pos) {
+        Some(b) if !b.fixed && covers_moving_phase(tb, pos.rules()) => {
+            // With every moving-phase sub-space in the tables, each move after the placing
+            // phase is a table move at depth 1: the clock belongs to the placing phase, shared
+            // among our placements left (and a reserve), within the move's hard limit.
+            let us = pos.side_to_move();
+            let left = limits.clock.time[us.index()].unwrap_or_default();
+            let usable = left.saturating_sub(limits.move_overhead);
+            let share = usable / (pos.in_hand(us) as u32 + 3);
+            (b.soft / 2).max(share.min(b.hard))
+        }
+        // A solve the budget is unlikely to finish only gets a sliver: enough for a root
+        // that the book or an earlier move already proved, and the search keeps its time.
+        Some(b) if !solve_fits(in_hand, b.soft / 2) => b.soft / 16,
         Some(b) => b.soft / 2,
         None if in_hand <= SOLVE_IN_HAND => std::time::Duration::MAX,
         None => SOLVE_UNTIMED,
     };
     let mut guard = ctx.solver.lock().unwrap_or_else(|e| e.into_inner());
+    // Made when the options were set; only a position of other rules than announced needs a
+    // new one here (a library user who never called `Engine::set_rules`).
     if guard.as_ref().is_none_or(|s| s.rules() != pos.rules()) {
-        // Room for twice the book's entries, so that loading it evicts next to nothing.
-        let book_mb = ctx
-            .book
-            .as_ref()
-            .map_or(0, |b| (b.len() * 32).div_ceil(1 << 20));
-        let mb = ctx.solve_hash_mb.max(book_mb.next_power_of_two());
-        let mut s = Solver::new(tb, pos.rules(), mb)
-            .map_err(|e| log::warn!("no placing-phase solver: {e}"))
-            .ok()?;
-        if let Some(book) = &ctx.book {
-            if let Err(e) = s.absorb(book) {
-                log::warn!("book not used: {e}");
-            }
-        }
-        *guard = Some(s);
+        *guard = new_solver(tb, pos.rules(), ctx.solve_hash_mb, ctx.book.as_deref());
     }
-    let solver = guard.as_mut().expect("just made");
+    let solver = guard.as_mut()?;
     solver.set_deadline(Instant::now().checked_add(deadline));
     solver.set_stop(Some(ctx.stop.clone()));
     let (value, moves) = solver

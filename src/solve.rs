@@ -631,6 +631,17 @@ impl<'a> Solver<'a> {
         Ok(c.len() as u64)
     }
 
+    /// Marks the table's entry of `pos` (if it has one) as costly, so that checkpoints keep it
+    /// and replacement spares it: a book pins its positions and their children, whose bounds
+    /// answer the engine's questions at the board however cheap they were to prove.
+    pub fn pin(&mut self, pos: &Position) {
+        let (key, _) = self.key(pos);
+        let b = self.tt.bucket(key);
+        if let Some(e) = self.tt.buckets[b].0.iter_mut().find(|e| e.key == key) {
+            e.work = e.work.max(CHECKPOINT_MIN_WORK);
+        }
+    }
+
     /// The key the table files `pos` under: equal for two positions exactly when one is the
     /// other's image under a board symmetry (with [`Solver::set_symmetry`] on).
     pub fn class_key(&self, pos: &Position) -> u64 {

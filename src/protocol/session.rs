@@ -322,6 +322,7 @@ impl Session {
             // A position of one rule set means nothing under another.
             self.rules = rules;
             self.game = Game::from_rules(rules);
+            self.engine.set_rules(rules);
         }
         Ok(())
     }

@@ -392,6 +392,28 @@ fn audit_placing_finds_the_moves_that_give_a_value_away_and_book_writes_a_book()
     assert!(out.contains("2 plies of nine (flying on)"), "{out}");
     let c = Checkpoint::read(&book).unwrap();
     assert!(!c.is_empty() && c.rules() == rules);
+    // The book answers its positions at once: the root and every position one ply later get
+    // their value and keeping moves from table hits alone (one node per question), because
+    // the book keeps their children's bounds however cheap they were.
+    let mut fresh = Solver::new(&tb, rules, 16).unwrap();
+    fresh.absorb(&c).unwrap();
+    let root = Position::from_fen("W../.../.../B....B/.../.../... w 2 2 0 8", rules).unwrap();
+    let mut book_positions = vec![root];
+    for &m in root.legal_moves().iter() {
+        let mut child = root;
+        child.make(m);
+        if !child.is_moving_phase() && child.outcome().is_none() {
+            book_positions.push(child);
+        }
+    }
+    for p in &book_positions {
+        fresh.value_keeping(p).unwrap();
+        assert!(
+            fresh.nodes() <= 2 + p.legal_moves().len() as u64,
+            "{p}: {} nodes",
+            fresh.nodes()
+        );
+    }
     // A second run resumes from the book and finds everything proven.
     let (_, err) = run_ok(
         TB,

@@ -148,7 +148,8 @@ enum Command {
     },
     /// Build an opening book: solve every position of the first PLIES plies of the placing
     /// phase (every reply of either side included, one of each class of symmetric positions)
-    /// with the value of each move, and save the proven values for the engine's `BookPath`.
+    /// with the value of each move, and save the proven values for the engine's `BookPath`
+    /// (the bounds of every big subtree, and those of the book's positions and their children).
     /// Resumable: an existing OUT is read first and saved again as the work goes on.
     Book {
         /// The table directory.
@@ -903,9 +904,11 @@ fn book(
                 keep.len(),
                 pos.legal_moves().len()
             );
+            solver.pin(pos);
             for &m in pos.legal_moves().iter() {
                 let mut child = *pos;
                 child.make(m);
+                solver.pin(&child);
                 if !child.is_moving_phase()
                     && child.outcome().is_none()
                     && seen.insert(solver.class_key(&child))
