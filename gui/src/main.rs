@@ -35,6 +35,9 @@ struct Cli {
     /// Endgame tables directory, given to the engine as TablePath.
     #[arg(long, value_name = "DIR")]
     tables: Option<PathBuf>,
+    /// Opening book of `mill-tb book`, given to the engine as BookPath (with --tables).
+    #[arg(long, value_name = "FILE")]
+    book: Option<PathBuf>,
     /// Most engine processes at once (one per open tab).
     #[arg(long, default_value_t = 4)]
     max_engines: usize,
@@ -130,11 +133,24 @@ async fn main() {
         }
         None => None,
     };
+    let book = match &cli.book {
+        Some(b) => {
+            let b = b.canonicalize().unwrap_or_else(|_| b.clone());
+            let s = b.to_string_lossy().into_owned();
+            if !b.is_file() || s.contains(['\n', '\r']) || tables.is_none() {
+                eprintln!("mill-gui: --book {s}: not a file, or no --tables");
+                std::process::exit(2);
+            }
+            Some(s)
+        }
+        None => None,
+    };
     let max = cli.max_engines.max(1);
     let app = Arc::new(App {
         cfg: Arc::new(Config {
             engine,
             tables,
+            book,
             max_engines: max,
         }),
         slots: Arc::new(Semaphore::new(max)),

@@ -18,6 +18,7 @@ use std::time::{Duration, Instant};
 pub struct Config {
     pub engine: Vec<String>,
     pub tables: Option<String>,
+    pub book: Option<String>,
     pub max_engines: usize,
 }
 
@@ -115,11 +116,12 @@ fn bad<T>(msg: impl Into<String>) -> Res<T> {
 }
 
 /// The options the page sets through its own controls or never (the server's choice).
-const RESERVED_OPTIONS: [&str; 5] = [
+const RESERVED_OPTIONS: [&str; 6] = [
     "UCI_Variant",
     "Flying",
     "MultiPV",
     "TablePath",
+    "BookPath",
     "UCI_ShowWDL",
 ];
 
@@ -279,6 +281,9 @@ impl Session {
         }
         if let (Some(dir), Some(o)) = (&self.cfg.tables, e.option("TablePath")) {
             cmds.push(format!("setoption name {} value {}", o.name, dir));
+            if let (Some(book), Some(b)) = (&self.cfg.book, e.option("BookPath")) {
+                cmds.push(format!("setoption name {} value {}", b.name, book));
+            }
         }
         for (n, v) in &self.option_values {
             cmds.push(format!("setoption name {n} value {v}"));
