@@ -504,12 +504,14 @@ fn restrict_to_solved_moves(ctx: &RunContext, game: &Game, limits: &mut Limits) 
     let deadline = match search::budget_for(limits, pos) {
         Some(b) if !b.fixed && covers_moving_phase(tb, pos.rules()) => {
             // With every moving-phase sub-space in the tables, each move after the placing
-            // phase is a table move at depth 1: the clock belongs to the placing phase, shared
-            // among our placements left (and a reserve), within the move's hard limit.
+            // phase is a table move at depth 1: the clock belongs to the placing phase. The
+            // first placements past the book are the costly ones to solve (each later one is
+            // smaller and starts from what the earlier proved), so each takes a share as if
+            // half our placements were left, within the move's hard limit.
             let us = pos.side_to_move();
             let left = limits.clock.time[us.index()].unwrap_or_default();
             let usable = left.saturating_sub(limits.move_overhead);
-            let share = usable / (pos.in_hand(us) as u32 + 3);
+            let share = usable / (pos.in_hand(us) as u32 / 2 + 2);
             (b.soft / 2).max(share.min(b.hard))
         }
         // A solve the budget is unlikely to finish only gets a sliver: enough for a root
