@@ -530,8 +530,10 @@ fn restrict_to_solved_moves(ctx: &RunContext, game: &Game, limits: &mut Limits) 
     let solver = guard.as_mut()?;
     solver.set_deadline(Instant::now().checked_add(deadline));
     solver.set_stop(Some(ctx.stop.clone()));
-    let (value, moves) = solver
-        .value_keeping(pos)
+    // Cut short after the value, the moves proven so far (at least the solver's own) still
+    // keep it: perfect play needs one, the choice among them is the search's.
+    let (value, moves, complete) = solver
+        .value_keeping_partly(pos)
         .map_err(|e| log::debug!("placing root not solved: {e}"))
         .ok()?;
     let mut keep: Vec<Move> = moves
@@ -541,7 +543,11 @@ fn restrict_to_solved_moves(ctx: &RunContext, game: &Game, limits: &mut Limits) 
     if !ctx.ultra_strong {
         keep.truncate(1);
     }
-    log::debug!("solved placing root: {value:?}, {} moves kept", keep.len());
+    log::debug!(
+        "solved placing root: {value:?}, {} moves kept{}",
+        keep.len(),
+        if complete { "" } else { " (not all checked)" }
+    );
     if !keep.is_empty() {
         limits.searchmoves = keep;
     }

@@ -276,12 +276,17 @@ impl Table {
         let b = self.bucket(key);
         let bucket = &mut self.buckets[b].0;
         if let Some(e) = bucket.iter_mut().find(|e| e.key == key) {
-            e.lower = e.lower.max(lower);
             e.upper = e.upper.min(upper);
-            debug_assert!(e.lower <= e.upper, "contradicting bounds for {key:#x}");
-            if let Some(m) = mv {
+            debug_assert!(
+                e.lower.max(lower) <= e.upper,
+                "contradicting bounds for {key:#x}"
+            );
+            // The move must prove the entry's lower bound: a move that proved a weaker one
+            // (from another window) does not replace it.
+            if let Some(m) = mv.filter(|_| lower >= e.lower) {
                 e.mv = m.to_u16();
             }
+            e.lower = e.lower.max(lower);
             e.work = e.work.max(work);
             return;
         }
@@ -753,32 +758,56 @@ impl<'a> Solver<'a> {
         Ok(out)
     }
 
-    /// The exact value of `pos` and the moves that keep it, in move-generator order (every
-    /// move when the position is lost). Cheaper than [`Solver::keeping_moves`]: once the value
-    /// is known, one null-window question per move decides whether it keeps it.
+    /// The exact value of `pos` and the moves that keep it: the solver's own move first, then
+    /// the others in move-generator order (every move when the position is lost). Cheaper
+    /// than [`Solver::keeping_moves`]: once the value is known, one null-window question per
+    /// move decides whether it keeps it.
     pub fn value_keeping(&mut self, pos: &Position) -> Result<(Wdl, Vec<Move>), SolveError> {
+        match self.value_keeping_partly(pos)? {
+            (v, keep, true) => Ok((v, keep)),
+            _ => Err(SolveError::OutOfTime),
+        }
+    }
+
+    /// [`Solver::value_keeping`], but when the deadline (or stop) comes after the value and at
+    /// least one keeping move are proven, the moves proven so far, with `false`: for the
+    /// engine, which needs one proven move to play perfectly and more only to choose.
+    pub fn value_keeping_partly(
+        &mut self,
+        pos: &Position,
+    ) -> Result<(Wdl, Vec<Move>, bool), SolveError> {
         self.check_rules(pos)?;
         self.begin();
         let mut p = *pos;
         if let Some(o) = p.outcome() {
-            return Ok((to_wdl(outcome_value(o, pos)), Vec::new()));
+            return Ok((to_wdl(outcome_value(o, pos)), Vec::new(), true));
         }
-        let (v, _) = self.value(&mut p)?;
+        let (v, best) = self.value(&mut p)?;
+        let mut moves: Vec<Move> = pos.legal_moves().iter().copied().collect();
+        if v == -1 {
+            return Ok((Wdl::Loss, moves, true));
+        }
+        // The solve's own move is checked first: it keeps the value, and its subtree was just
+        // proven, so even a deadline right after the value leaves one proven move.
+        if let Some(i) = best.and_then(|b| moves.iter().position(|&m| m == b)) {
+            moves[..=i].rotate_right(1);
+        }
         let mut keep = Vec::new();
-        for &m in pos.legal_moves().iter() {
-            if v == -1 {
-                keep.push(m);
-                continue;
-            }
+        for m in moves {
             // The move keeps `v` iff the child's value is at most -v: a window just above it.
             let undo = p.make(m);
             let r = self.search(&mut p, -v, -v + 1);
             p.unmake(m, undo);
-            if r?.0 <= -v {
-                keep.push(m);
+            match r {
+                Ok((c, _)) if c <= -v => keep.push(m),
+                Ok(_) => {}
+                Err(SolveError::OutOfTime) if !keep.is_empty() => {
+                    return Ok((to_wdl(v), keep, false))
+                }
+                Err(e) => return Err(e),
             }
         }
-        Ok((to_wdl(v), keep))
+        Ok((to_wdl(v), keep, true))
     }
 
     fn check_rules(&self, pos: &Position) -> Result<(), SolveError> {

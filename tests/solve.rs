@@ -715,15 +715,11 @@ fn book_path_loads_a_book_and_refuses_a_damaged_one() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// With `UltraStrong` off the engine plays the first value-keeping move instead of letting
-/// the search choose among them.
+/// With `UltraStrong` off the engine plays the first value-keeping move (the solver's own)
+/// instead of letting the search choose among them.
 #[test]
 fn without_the_ultra_strong_choice_the_first_keeping_move_is_played() {
     let tb = Tablebase::open(tables()).unwrap();
-    let mut solver = Solver::new(&tb, NINE, 16).unwrap();
-    let mut engine = Engine::with_hash_mb(16);
-    engine.set_table_path(tables().to_str(), NINE).unwrap();
-    engine.set_ultra_strong(false);
     let mut rng = StdRng::seed_from_u64(41);
     let mut differs = 0;
     let limits = Limits {
@@ -733,14 +729,63 @@ fn without_the_ultra_strong_choice_the_first_keeping_move_is_played() {
     for i in 0..30 {
         let (board, hand) = SMALL[i % SMALL.len()];
         let pos = random_placing(NINE, &mut rng, board, hand);
-        let (_, keep) = solver.value_keeping(&pos).unwrap();
+        // A fresh solver and a fresh engine (whose solver starts empty too) prove the same
+        // things in the same order, so the first keeping move is the same.
+        let (_, keep) = Solver::new(&tb, NINE, 16)
+            .unwrap()
+            .value_keeping(&pos)
+            .unwrap();
+        let mut engine = Engine::with_hash_mb(16);
+        engine.set_table_path(tables().to_str(), NINE).unwrap();
+        engine.set_solve_hash_mb(16);
+        engine.set_ultra_strong(false);
         let first = engine.search(&Game::new(pos), &limits, Box::new(|_| {}));
-        assert_eq!(first.best, keep.first().copied(), "{pos}");
+        // The last placement leads into the tables alone: their move is the first there.
+        let expect = match tb.probe_root(&pos) {
+            Some(root) => Some(root.best),
+            None => keep.first().copied(),
+        };
+        assert_eq!(first.best, expect, "{pos}");
         engine.set_ultra_strong(true);
         let chosen = engine.search(&Game::new(pos), &limits, Box::new(|_| {}));
-        engine.set_ultra_strong(false);
         assert!(keep.contains(&chosen.best.unwrap()), "{pos}");
         differs += (chosen.best != first.best) as u32;
     }
     assert!(differs > 0, "the search never chose another keeping move");
+}
+
+/// A solve cut short after the value still yields proven keeping moves (the solver's own
+/// first), and each one keeps the value.
+#[test]
+fn a_solve_cut_short_keeps_the_moves_it_proved() {
+    let tb = Tablebase::open(tables()).unwrap();
+    let snap = tb.snapshot(NINE);
+    let mut rng = StdRng::seed_from_u64(43);
+    let (mut partial, mut checked) = (0, 0);
+    for i in 0..40 {
+        let (board, hand) = SMALL[i % SMALL.len()];
+        let pos = random_placing(NINE, &mut rng, board, hand);
+        let mut solver = Solver::new(&tb, NINE, 16).unwrap();
+        // The value first, then a stop before the moves: only what the value's search proved.
+        let value = solver.solve(&pos).unwrap().value;
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+        solver.set_stop(Some(stop));
+        match solver.value_keeping_partly(&pos) {
+            Ok((v, keep, complete)) => {
+                assert_eq!(v, value, "{pos}");
+                partial += !complete as u32;
+                for m in keep {
+                    let mut child = pos;
+                    child.make(m);
+                    assert_eq!(-naive(&child, &snap), value_of(v), "{pos}: {m} spoils it");
+                    checked += 1;
+                }
+            }
+            Err(e) => assert_eq!(e, SolveError::OutOfTime, "{pos}"),
+        }
+    }
+    assert!(
+        partial > 5 && checked > 5,
+        "{partial} partial, {checked} moves"
+    );
 }
