@@ -22,6 +22,37 @@ fn files(dir: &std::path::Path) -> Vec<(String, Vec<u8>)> {
     v
 }
 
+/// Random against greedy at depth 1 from the openings in `openings` (one position a line), 12
+/// games with `seed`, into `dir/games.jsonl`.
+fn random_vs_greedy(dir: &std::path::Path, openings: &str, seed: &str) -> std::path::PathBuf {
+    let book = dir.join("openings.txt");
+    std::fs::write(&book, openings).unwrap();
+    let jsonl = dir.join("games.jsonl");
+    run_ok(
+        MATCH,
+        &args(&[
+            "--engine",
+            "builtin=random",
+            "--engine",
+            "builtin=greedy",
+            "--depth",
+            "1",
+            "--games",
+            "12",
+            "--openings",
+            book.to_str().unwrap(),
+            "--seed",
+            seed,
+            "--max-plies",
+            "200",
+            "--jsonl",
+            jsonl.to_str().unwrap(),
+            "-q",
+        ]),
+    );
+    jsonl
+}
+
 #[test]
 fn jobs_one_by_one_equal_one_run_and_verify() {
     let (one, jobs) = (scratch("tb-one"), scratch("tb-jobs"));
@@ -159,36 +190,12 @@ fn audit_finds_the_games_lost_from_level() {
     run_ok(TB, &args(&["generate", "--max-pieces", "7", "--dir", d]));
     // Openings in 3v4 and 4v3 (moving phase, tables cover them): random against greedy loses
     // some positions the tables call drawn or won.
-    let book = dir.join("book.txt");
-    std::fs::write(
-        &book,
+    let jsonl = random_vs_greedy(
+        &dir,
         "W.W/.../.../B....B/.../.../W.B w 0 0 0 40\n\
          WW./.B./.../W....B/..B/.../... b 0 0 0 40\n\
          .../WB./..W/B....W/.../.B./B.. w 0 0 0 40\n",
-    )
-    .unwrap();
-    let jsonl = dir.join("games.jsonl");
-    run_ok(
-        MATCH,
-        &args(&[
-            "--engine",
-            "builtin=random",
-            "--engine",
-            "builtin=greedy",
-            "--depth",
-            "1",
-            "--games",
-            "12",
-            "--openings",
-            book.to_str().unwrap(),
-            "--seed",
-            "7",
-            "--max-plies",
-            "200",
-            "--jsonl",
-            jsonl.to_str().unwrap(),
-            "-q",
-        ]),
+        "7",
     );
     let tb = Tablebase::open(&dir).unwrap();
     let rules = Rules::new(Variant::Nine, true);
@@ -291,36 +298,12 @@ fn audit_placing_finds_the_moves_that_give_a_value_away_and_book_writes_a_book()
     let d = dir.to_str().unwrap();
     run_ok(TB, &args(&["generate", "--max-pieces", "7", "--dir", d]));
     // Placing openings whose moving phase begins at 3v4 or less.
-    let openings = dir.join("openings.txt");
-    std::fs::write(
-        &openings,
+    let jsonl = random_vs_greedy(
+        &dir,
         "W../.../.../B....B/.../.../... w 2 2 0 8\n\
          .../.W./.../B..B../.../.../... w 2 2 0 8\n\
          ..B/.../.W./....../.B./.../... w 2 2 0 8\n",
-    )
-    .unwrap();
-    let jsonl = dir.join("games.jsonl");
-    run_ok(
-        MATCH,
-        &args(&[
-            "--engine",
-            "builtin=random",
-            "--engine",
-            "builtin=greedy",
-            "--depth",
-            "1",
-            "--games",
-            "12",
-            "--openings",
-            openings.to_str().unwrap(),
-            "--seed",
-            "5",
-            "--max-plies",
-            "200",
-            "--jsonl",
-            jsonl.to_str().unwrap(),
-            "-q",
-        ]),
+        "5",
     );
     let rules = Rules::new(Variant::Nine, true);
     let tb = Tablebase::open(&dir).unwrap();
