@@ -20,6 +20,8 @@ pub mod reason {
     pub const ADJUDICATION: &str = "adjudication";
     /// Drawn by `--max-plies`.
     pub const MAX_PLIES: &str = "maxplies";
+    /// Ended by `--tb-adjudicate`: the endgame tables' value of the position reached.
+    pub const TABLEBASE: &str = "tablebase";
     /// The reasons where the side to move lost by misbehaving.
     pub const FAULTS: [&str; 4] = [ILLEGAL, CRASH, STALL, TIMEOUT];
 }
@@ -233,6 +235,21 @@ pub fn verify(rec: &GameRecord) -> Result<(), String> {
             }
             if rec.reason == reason::ADJUDICATION && since_mill == 0 {
                 return Err("adjudicated right after a mill".into());
+            }
+        }
+        reason::TABLEBASE => {
+            // The value itself needs the tables (`mill-tb audit` checks it); here only that
+            // the game was still on and in the moving phase, where the tables are.
+            if let Some(o) = outcome {
+                return Err(format!(
+                    "adjudicated by the tables but the game was over ({o})"
+                ));
+            }
+            if !game.position().is_moving_phase() {
+                return Err("adjudicated by the tables in the placing phase".into());
+            }
+            if !["1-0", "0-1", "1/2-1/2"].contains(&rec.result.as_str()) {
+                return Err(format!("result '{}' is not a result", rec.result));
             }
         }
         r => {

@@ -5,9 +5,11 @@
 use crate::builtin::Builtin;
 use crate::protocol::{EngineError, EngineProcess, ProcessSpec};
 use crate::record::{reason, GameRecord};
+use millstone::tablebase::{Probe, Tablebase, Wdl};
 use millstone::{Color, Game, Move, Position, Rules};
 use rand::rngs::StdRng;
 use rand::SeedableRng;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// A clock: seconds plus increment per move.
@@ -69,6 +71,8 @@ pub struct Settings {
     pub max_plies: Option<usize>,
     /// Engines think on the opponent's time (`Ponder` option, `go ponder`, `ponderhit`).
     pub ponder: bool,
+    /// End a game as soon as its position is in these endgame tables, with their value.
+    pub tablebase: Option<Arc<Tablebase>>,
 }
 
 impl Settings {
@@ -391,6 +395,30 @@ pub fn play_game(
     record
 }
 
+/// Ends a game by the tables' result for `mover` (cursed wins and blessed losses are draws).
+fn adjudicate_by_tables(record: &mut GameRecord, mover: Color, probe: Probe, names: [&str; 2]) {
+    let winner = match probe.wdl.real() {
+        Wdl::Win => Some(mover),
+        Wdl::Loss => Some(mover.other()),
+        _ => None,
+    };
+    record.reason = reason::TABLEBASE.into();
+    match winner {
+        Some(w) => {
+            record.result = if w == Color::White { "1-0" } else { "0-1" }.into();
+            record.detail = format!(
+                "{} wins: the tables say so (next mill in {} plies)",
+                names[w.index()],
+                probe.plies_to_mill
+            );
+        }
+        None => {
+            record.result = "1/2-1/2".into();
+            record.detail = "draw: the tables say so".into();
+        }
+    }
+}
+
 fn play_moves(
     spec: &GameSpec,
     settings: &Settings,
@@ -454,6 +482,14 @@ fn play_moves(
                 Some(w) => format!("{} wins: {}", names[w.index()], o.reason()),
                 None => format!("draw: {}", o.reason()),
             };
+            return record;
+        }
+        if let Some(probe) = settings
+            .tablebase
+            .as_ref()
+            .and_then(|t| t.probe(game.position()))
+        {
+            adjudicate_by_tables(&mut record, game.position().side_to_move(), probe, names);
             return record;
         }
         if settings.max_plies.is_some_and(|n| game.moves().len() >= n) {
@@ -577,6 +613,7 @@ mod tests {
             adjudicate_draw_plies: None,
             max_plies: None,
             ponder: false,
+            tablebase: None,
         };
         for g in 1..=10 {
             let spec = GameSpec {

@@ -246,6 +246,9 @@ pub fn match_info(config: &Config) -> MatchInfo {
     if let Some(n) = s.max_plies {
         limits.push(format!("maxplies {n}"));
     }
+    if let Some(tb) = &s.tablebase {
+        limits.push(format!("tables {}", tb.dir().display()));
+    }
     let openings = match &config.openings {
         Openings::Start => "start".to_string(),
         Openings::Book { fens, random_order } => format!(
@@ -994,6 +997,7 @@ mod tests {
                 adjudicate_draw_plies: None,
                 max_plies: None,
                 ponder: false,
+                tablebase: None,
             },
             sprt: None,
             sprt_min_games: 0,

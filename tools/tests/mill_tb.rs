@@ -23,33 +23,37 @@ fn files(dir: &std::path::Path) -> Vec<(String, Vec<u8>)> {
 }
 
 /// Random against greedy at depth 1 from the openings in `openings` (one position a line), 12
-/// games with `seed`, into `dir/games.jsonl`.
-fn random_vs_greedy(dir: &std::path::Path, openings: &str, seed: &str) -> std::path::PathBuf {
+/// games with `seed` and the further mill-match arguments `extra`, into `dir/games.jsonl`.
+fn random_vs_greedy(
+    dir: &std::path::Path,
+    openings: &str,
+    seed: &str,
+    extra: &[&str],
+) -> std::path::PathBuf {
     let book = dir.join("openings.txt");
     std::fs::write(&book, openings).unwrap();
     let jsonl = dir.join("games.jsonl");
-    run_ok(
-        MATCH,
-        &args(&[
-            "--engine",
-            "builtin=random",
-            "--engine",
-            "builtin=greedy",
-            "--depth",
-            "1",
-            "--games",
-            "12",
-            "--openings",
-            book.to_str().unwrap(),
-            "--seed",
-            seed,
-            "--max-plies",
-            "200",
-            "--jsonl",
-            jsonl.to_str().unwrap(),
-            "-q",
-        ]),
-    );
+    let mut argv = args(&[
+        "--engine",
+        "builtin=random",
+        "--engine",
+        "builtin=greedy",
+        "--depth",
+        "1",
+        "--games",
+        "12",
+        "--openings",
+        book.to_str().unwrap(),
+        "--seed",
+        seed,
+        "--max-plies",
+        "200",
+        "--jsonl",
+        jsonl.to_str().unwrap(),
+        "-q",
+    ]);
+    argv.extend(args(extra));
+    run_ok(MATCH, &argv);
     jsonl
 }
 
@@ -196,6 +200,7 @@ fn audit_finds_the_games_lost_from_level() {
          WW./.B./.../W....B/..B/.../... b 0 0 0 40\n\
          .../WB./..W/B....W/.../.B./B.. w 0 0 0 40\n",
         "7",
+        &[],
     );
     let tb = Tablebase::open(&dir).unwrap();
     let rules = Rules::new(Variant::Nine, true);
@@ -243,6 +248,84 @@ fn audit_finds_the_games_lost_from_level() {
     let greedy = stdout.lines().filter(|l| l.contains(" from a ")).count();
     assert_eq!(out.status.success(), greedy == 0, "{stdout}");
     assert!(stdout.lines().all(|l| !l.contains("random (")), "{stdout}");
+}
+
+#[test]
+fn tb_adjudicate_ends_each_game_at_the_tables_value() {
+    use millstone::tablebase::{Tablebase, Wdl};
+    use millstone::{Color, Game, Move, Position, Rules, Variant};
+    let dir = scratch("tb-adjudicate");
+    let d = dir.to_str().unwrap();
+    run_ok(TB, &args(&["generate", "--max-pieces", "7", "--dir", d]));
+    // Placing openings (the moving phase begins at 3v4 or less) and one moving-phase position.
+    let jsonl = random_vs_greedy(
+        &dir,
+        "W../.../.../B....B/.../.../... w 2 2 0 8\n\
+         .../.W./.../B..B../.../.../... w 2 2 0 8\n\
+         W.W/.../.../B....B/.../.../W.B w 0 0 0 40\n",
+        "9",
+        &["--tb-adjudicate", d],
+    );
+    let rules = Rules::new(Variant::Nine, true);
+    let tb = Tablebase::open(&dir).unwrap();
+    let mut by_tables = 0;
+    for rec in records(&jsonl) {
+        let mut game = Game::new(Position::from_fen(&rec.fen, rules).unwrap());
+        for m in &rec.moves {
+            // No position before the last one was in the tables.
+            assert!(tb.probe(game.position()).is_none(), "game {}", rec.game);
+            game.play(m.parse::<Move>().unwrap()).unwrap();
+        }
+        let pos = game.position();
+        if rec.reason != "tablebase" {
+            assert!(
+                pos.outcome().is_some(),
+                "game {} ended by {}",
+                rec.game,
+                rec.reason
+            );
+            continue;
+        }
+        by_tables += 1;
+        let wdl = tb.probe(pos).expect("ended in the tables").wdl.real();
+        let white = if pos.side_to_move() == Color::White {
+            wdl
+        } else {
+            wdl.flip()
+        };
+        let want = match white {
+            Wdl::Win => "1-0",
+            Wdl::Loss => "0-1",
+            _ => "1/2-1/2",
+        };
+        assert_eq!(rec.result, want, "game {}: {}", rec.game, rec.detail);
+        assert!(
+            rec.moves.len() <= 4,
+            "game {} left the placing phase late",
+            rec.game
+        );
+    }
+    assert!(
+        by_tables >= 8,
+        "{by_tables} of 12 games ended by the tables"
+    );
+    // A directory that is not there is a clear error before any game.
+    let out = run(
+        MATCH,
+        &args(&[
+            "--engine",
+            "builtin=random",
+            "--engine",
+            "builtin=greedy",
+            "--depth",
+            "1",
+            "--tb-adjudicate",
+            dir.join("missing").to_str().unwrap(),
+        ]),
+    );
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("--tb-adjudicate"), "{stderr}");
 }
 
 #[test]
@@ -304,6 +387,7 @@ fn audit_placing_finds_the_moves_that_give_a_value_away_and_book_writes_a_book()
          .../.W./.../B..B../.../.../... w 2 2 0 8\n\
          ..B/.../.W./....../.B./.../... w 2 2 0 8\n",
         "5",
+        &[],
     );
     let rules = Rules::new(Variant::Nine, true);
     let tb = Tablebase::open(&dir).unwrap();

@@ -2,6 +2,7 @@
 //! players, refereed by the library.
 
 use clap::{ArgAction, CommandFactory, FromArgMatches, Parser, ValueEnum};
+use millstone::tablebase::Tablebase;
 use millstone::{Rules, Variant};
 use millstone_tools::input::parse_openings;
 use millstone_tools::referee::{Settings, TimeControl};
@@ -9,6 +10,7 @@ use millstone_tools::stats::Sprt;
 use millstone_tools::tournament::{self, Config, EngineEntry, Openings};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Duration;
 
 #[derive(Copy, Clone, Debug, ValueEnum)]
@@ -88,6 +90,11 @@ struct Cli {
     /// Draw after N plies in all.
     #[arg(long, value_name = "N")]
     max_plies: Option<usize>,
+    /// End a game as soon as its position is in the endgame tables of DIR (for nine with the
+    /// complete set: at the first position of the moving phase), with the tables' result for
+    /// the 100-ply counter as it stands. The tables do not see the game's repetition history.
+    #[arg(long, value_name = "DIR")]
+    tb_adjudicate: Option<PathBuf>,
     /// Sequential probability ratio test for two engines; stops the match when decided.
     /// E.g. --sprt elo0=0 elo1=5 alpha=0.05 beta=0.05
     #[arg(long, value_name = "KEY=VALUE", num_args = 1..=4)]
@@ -215,6 +222,12 @@ fn run(cli: Cli, groups: Vec<Vec<String>>) -> Result<ExitCode, String> {
     } else {
         Some(Sprt::from_args(&cli.sprt).map_err(|e| format!("--sprt: {e}"))?)
     };
+    let tablebase = match &cli.tb_adjudicate {
+        Some(dir) => Some(Arc::new(
+            Tablebase::open(dir).map_err(|e| format!("--tb-adjudicate: {e}"))?,
+        )),
+        None => None,
+    };
     let config = Config {
         engines,
         gauntlet: cli.gauntlet,
@@ -233,6 +246,7 @@ fn run(cli: Cli, groups: Vec<Vec<String>>) -> Result<ExitCode, String> {
             adjudicate_draw_plies: cli.adjudicate_draw_plies,
             max_plies: cli.max_plies,
             ponder: cli.ponder,
+            tablebase,
         },
         sprt,
         sprt_min_games: cli.sprt_min_games,
