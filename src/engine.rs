@@ -247,6 +247,18 @@ impl Engine {
         }
     }
 
+    /// Whether the table files of the last [`Engine::set_table_path`] are still being checked
+    /// (until then placing-phase roots are not solved: `isready` waits for this).
+    pub fn tables_loading(&self) -> bool {
+        self.preload.as_ref().is_some_and(|h| !h.is_finished())
+    }
+
+    /// A stand-in for a long check of big table files, for the protocol's tests.
+    #[cfg(test)]
+    pub(crate) fn pretend_tables_load_for(&mut self, d: std::time::Duration) {
+        self.preload = Some(std::thread::spawn(move || std::thread::sleep(d)));
+    }
+
     /// The number of search threads.
     pub fn threads(&self) -> usize {
         self.threads

@@ -57,6 +57,8 @@ pub struct Session {
     job: Option<Job>,
     /// The seed of a weakened engine's choices while `Skill Seed` is 0: new for each process.
     process_seed: u64,
+    /// An `isready` came while the tables were being checked: `readyok` waits for them.
+    ready_pending: bool,
 }
 
 /// `perft` or `bench` running in the background.
@@ -78,6 +80,7 @@ impl Session {
             searching: Arc::new(AtomicBool::new(false)),
             job: None,
             process_seed: rand::random::<u64>() | 1,
+            ready_pending: false,
         }
     }
 
@@ -127,6 +130,17 @@ impl Session {
                 Flow::Continue
             }
         }
+    }
+
+    /// Whether a `readyok` is still owed (the tables are being checked); writes it once they
+    /// are. While one is owed, the loop holds back every later command but `quit` (and a
+    /// `stop` that nothing held back precedes).
+    pub fn owes_readyok(&mut self) -> bool {
+        if self.ready_pending && !self.engine.tables_loading() {
+            self.ready_pending = false;
+            self.out.line(&format::readyok());
+        }
+        self.ready_pending
     }
 
     /// Tells a running search to stop without waiting: the process is about to end.
@@ -205,6 +219,9 @@ impl Session {
         match cmd {
             Command::Uci => self.out.lines(&format::handshake(false)),
             Command::Ugi => self.out.lines(&format::handshake(true)),
+            // A GUI takes `readyok` to mean that the engine plays at full strength from the next
+            // `go`: with a big set of tables, not before every file is checked.
+            Command::IsReady if self.engine.tables_loading() => self.ready_pending = true,
             Command::IsReady => self.out.line(&format::readyok()),
             Command::Debug(_) => {}
             Command::SetOption { name, value } => {
@@ -434,6 +451,48 @@ mod tests {
     fn session() -> (Session, Buf) {
         let buf = Buf::default();
         (Session::new(Output::new(buf.clone())), buf)
+    }
+
+    /// Runs the loop of `session` on a pipe in the background: the writer and the loop.
+    fn serve_on_pipe(session: Session) -> (std::io::PipeWriter, std::thread::JoinHandle<()>) {
+        let (r, w) = std::io::pipe().unwrap();
+        let h =
+            std::thread::spawn(move || super::super::serve(session, std::io::BufReader::new(r)));
+        (w, h)
+    }
+
+    #[test]
+    fn readyok_waits_for_the_tables_and_quit_does_not() {
+        let (mut s, buf) = session();
+        s.engine.pretend_tables_load_for(Duration::from_millis(600));
+        let (mut w, h) = serve_on_pipe(s);
+        writeln!(w, "isready\nbogus\nisready").unwrap();
+        std::thread::sleep(Duration::from_millis(300));
+        assert!(
+            buf.take().is_empty(),
+            "nothing before the tables are checked"
+        );
+        std::thread::sleep(Duration::from_millis(600));
+        // The held commands come after the owed readyok, in order.
+        let lines = buf.take();
+        assert_eq!(lines.len(), 3, "{lines:?}");
+        assert_eq!(lines[0], "readyok");
+        assert!(lines[1].starts_with("info string error"), "{lines:?}");
+        assert_eq!(lines[2], "readyok");
+        writeln!(w, "quit").unwrap();
+        h.join().unwrap();
+
+        let (mut s, buf) = session();
+        s.engine.pretend_tables_load_for(Duration::from_secs(30));
+        let (mut w, h) = serve_on_pipe(s);
+        let t = std::time::Instant::now();
+        writeln!(w, "isready\nuci\nquit").unwrap();
+        h.join().unwrap();
+        assert!(
+            t.elapsed() < Duration::from_secs(5),
+            "quit is obeyed at once"
+        );
+        assert!(buf.take().is_empty());
     }
 
     #[test]
