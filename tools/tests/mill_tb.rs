@@ -22,6 +22,18 @@ fn files(dir: &std::path::Path) -> Vec<(String, Vec<u8>)> {
     v
 }
 
+/// The tables of nine with flying up to 7 pieces, generated once for the tests of this file;
+/// each test writes its own files in a directory of its own.
+fn nine7() -> &'static std::path::Path {
+    static DIR: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = scratch("nine7");
+        let d = dir.to_str().unwrap();
+        run_ok(TB, &args(&["generate", "--max-pieces", "7", "--dir", d]));
+        dir
+    })
+}
+
 /// Random against greedy at depth 1 from the openings in `openings` (one position a line), 12
 /// games with `seed` and the further mill-match arguments `extra`, into `dir/games.jsonl`.
 fn random_vs_greedy(
@@ -190,8 +202,8 @@ fn audit_finds_the_games_lost_from_level() {
     use millstone::tablebase::{Tablebase, Wdl};
     use millstone::{Color, Game, Position, Rules, Variant};
     let dir = scratch("audit");
-    let d = dir.to_str().unwrap();
-    run_ok(TB, &args(&["generate", "--max-pieces", "7", "--dir", d]));
+    let tables = nine7();
+    let d = tables.to_str().unwrap();
     // Openings in 3v4 and 4v3 (moving phase, tables cover them): random against greedy loses
     // some positions the tables call drawn or won.
     let jsonl = random_vs_greedy(
@@ -202,7 +214,7 @@ fn audit_finds_the_games_lost_from_level() {
         "7",
         &[],
     );
-    let tb = Tablebase::open(&dir).unwrap();
+    let tb = Tablebase::open(tables).unwrap();
     let rules = Rules::new(Variant::Nine, true);
     let mut expected = 0;
     for rec in records(&jsonl) {
@@ -255,8 +267,8 @@ fn tb_adjudicate_ends_each_game_at_the_tables_value() {
     use millstone::tablebase::{Tablebase, Wdl};
     use millstone::{Color, Game, Move, Position, Rules, Variant};
     let dir = scratch("tb-adjudicate");
-    let d = dir.to_str().unwrap();
-    run_ok(TB, &args(&["generate", "--max-pieces", "7", "--dir", d]));
+    let tables = nine7();
+    let d = tables.to_str().unwrap();
     // Placing openings (the moving phase begins at 3v4 or less) and one moving-phase position.
     let jsonl = random_vs_greedy(
         &dir,
@@ -267,7 +279,7 @@ fn tb_adjudicate_ends_each_game_at_the_tables_value() {
         &["--tb-adjudicate", d],
     );
     let rules = Rules::new(Variant::Nine, true);
-    let tb = Tablebase::open(&dir).unwrap();
+    let tb = Tablebase::open(tables).unwrap();
     let mut by_tables = 0;
     for rec in records(&jsonl) {
         let mut game = Game::new(Position::from_fen(&rec.fen, rules).unwrap());
@@ -331,8 +343,8 @@ fn tb_adjudicate_ends_each_game_at_the_tables_value() {
 #[test]
 fn solve_values_a_placing_position_and_refuses_what_it_cannot() {
     let dir = scratch("tb-solve");
-    let d = dir.to_str().unwrap();
-    run_ok(TB, &args(&["generate", "--max-pieces", "7", "--dir", d]));
+    let tables = nine7();
+    let d = tables.to_str().unwrap();
     // 1 + 2 white, 2 + 2 black: the moving phase begins at 3v4 or less.
     let fen = "W../.../.../B....B/.../.../... w 2 2 0 8";
     let (out, _) = run_ok(TB, &args(&["solve", "--dir", d, "--fen", fen, "--moves"]));
@@ -378,8 +390,8 @@ fn audit_placing_finds_the_moves_that_give_a_value_away_and_book_writes_a_book()
     use millstone::tablebase::Tablebase;
     use millstone::{Position, Rules, Variant};
     let dir = scratch("audit-placing");
-    let d = dir.to_str().unwrap();
-    run_ok(TB, &args(&["generate", "--max-pieces", "7", "--dir", d]));
+    let tables = nine7();
+    let d = tables.to_str().unwrap();
     // Placing openings whose moving phase begins at 3v4 or less.
     let jsonl = random_vs_greedy(
         &dir,
@@ -390,7 +402,7 @@ fn audit_placing_finds_the_moves_that_give_a_value_away_and_book_writes_a_book()
         &[],
     );
     let rules = Rules::new(Variant::Nine, true);
-    let tb = Tablebase::open(&dir).unwrap();
+    let tb = Tablebase::open(tables).unwrap();
     let mut solver = Solver::new(&tb, rules, 16).unwrap();
     let mut expected = 0;
     for rec in records(&jsonl) {
