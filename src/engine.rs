@@ -544,14 +544,28 @@ fn restrict_to_solved_moves(ctx: &RunContext, game: &Game, limits: &mut Limits) 
     solver.set_stop(Some(ctx.stop.clone()));
     // Cut short after the value, the moves proven so far (at least the solver's own) still
     // keep it: perfect play needs one, the choice among them is the search's.
-    let (value, moves, complete) = solver
-        .value_keeping_partly(pos)
-        .map_err(|e| log::debug!("placing root not solved: {e}"))
-        .ok()?;
-    let mut keep: Vec<Move> = moves
-        .into_iter()
-        .filter(|m| limits.searchmoves.is_empty() || limits.searchmoves.contains(m))
-        .collect();
+    let allowed = |m: &Move| limits.searchmoves.is_empty() || limits.searchmoves.contains(m);
+    let (value, moves, complete) = match solver.value_keeping_partly(pos) {
+        Ok(solved) => solved,
+        Err(e) => {
+            log::debug!("placing root not solved: {e}");
+            // The value is open, but what the table proves (a book's bound, earlier moves'
+            // proofs) may already name moves that keep a draw or a win: the search keeps to
+            // those, and reports its own score.
+            if let Some((floor, moves)) = solver.proven_floor(pos) {
+                let keep: Vec<Move> = moves.into_iter().filter(allowed).collect();
+                if !keep.is_empty() {
+                    log::debug!(
+                        "placing root: {} moves proven to keep {floor:?}",
+                        keep.len()
+                    );
+                    limits.searchmoves = keep;
+                }
+            }
+            return None;
+        }
+    };
+    let mut keep: Vec<Move> = moves.into_iter().filter(allowed).collect();
     if !ctx.ultra_strong {
         keep.truncate(1);
     }

@@ -789,3 +789,55 @@ fn a_solve_cut_short_keeps_the_moves_it_proved() {
         "{partial} partial, {checked} moves"
     );
 }
+
+/// What the table proves without a search (the engine's fallback when a solve is cut short
+/// before the value): never more than the value, and each of its moves reaches it, checked by
+/// the plain negamax; after a full solve of the moves, it is the value itself where that is a
+/// draw or a win.
+#[test]
+fn the_proven_floor_never_promises_more_than_the_value() {
+    let tb = Tablebase::open(tables()).unwrap();
+    let snap = tb.snapshot(NINE);
+    let mut rng = StdRng::seed_from_u64(47);
+    let (mut partial, mut full, mut moves) = (0, 0, 0);
+    for i in 0..60 {
+        let (board, hand) = SMALL[i % SMALL.len()];
+        let pos = random_placing(NINE, &mut rng, board, hand);
+        let value = naive(&pos, &snap);
+        let mut solver = Solver::new(&tb, NINE, 16).unwrap();
+        let check = |floor: Wdl, keep: &[Move]| {
+            assert!(
+                value_of(floor) <= value,
+                "{pos}: floor {floor:?}, value {value}"
+            );
+            assert!(!keep.is_empty(), "{pos}");
+            for &m in keep {
+                let mut child = pos;
+                child.make(m);
+                assert!(-naive(&child, &snap) >= value_of(floor), "{pos}: {m}");
+            }
+            keep.len()
+        };
+        // After the value alone: what its search left in the table.
+        solver.solve(&pos).unwrap();
+        if let Some((floor, keep)) = solver.proven_floor(&pos) {
+            moves += check(floor, &keep);
+            partial += 1;
+        }
+        // After every move's question: exactly the value, where there is one to keep.
+        let (v, keep) = solver.value_keeping(&pos).unwrap();
+        match solver.proven_floor(&pos) {
+            Some((floor, floor_moves)) => {
+                assert_eq!(floor, v, "{pos}");
+                check(floor, &floor_moves);
+                assert!(floor_moves.iter().all(|m| keep.contains(m)), "{pos}");
+                full += 1;
+            }
+            None => assert_eq!(v, Wdl::Loss, "{pos}"),
+        }
+    }
+    assert!(
+        partial > 5 && full > 10 && moves > 10,
+        "{partial} {full} {moves}"
+    );
+}
