@@ -16,6 +16,9 @@ use tokio::sync::mpsc;
 pub const ANSWER_TIMEOUT: Duration = Duration::from_secs(5);
 /// How long the `uci` handshake may take.
 pub const START_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long `readyok` may take after `TablePath`: Millstone answers it once every table file
+/// is checked, seconds for the complete set of nine from the page cache, more from a cold disk.
+pub const TABLES_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// Why the engine cannot be used any more.
 #[derive(Debug, Clone)]
@@ -347,13 +350,22 @@ impl Engine {
     /// `info string error: ...`, in order) that came before `readyok`. Search output read
     /// meanwhile is kept for the main loop.
     pub async fn sync(&mut self, cmds: &[String]) -> Result<Vec<String>, EngineError> {
+        self.sync_within(cmds, ANSWER_TIMEOUT).await
+    }
+
+    /// [`Engine::sync`], waiting up to `timeout` for each line.
+    pub async fn sync_within(
+        &mut self,
+        cmds: &[String],
+        timeout: Duration,
+    ) -> Result<Vec<String>, EngineError> {
         for c in cmds {
             self.send(c).await?;
         }
         self.send("isready").await?;
         let mut answers = Vec::new();
         loop {
-            let line = self.next_line(ANSWER_TIMEOUT).await?;
+            let line = self.next_line(timeout).await?;
             if line == "readyok" {
                 return Ok(answers);
             }

@@ -276,11 +276,13 @@ impl Session {
     async fn start_engine(&mut self) -> Result<(), EngineError> {
         let mut e = Engine::start(&self.cfg.engine).await?;
         let mut cmds = Vec::new();
+        let mut timeout = crate::engine::ANSWER_TIMEOUT;
         if e.option("UCI_ShowWDL").is_some() {
             cmds.push("setoption name UCI_ShowWDL value true".to_string());
         }
         if let (Some(dir), Some(o)) = (&self.cfg.tables, e.option("TablePath")) {
             cmds.push(format!("setoption name {} value {}", o.name, dir));
+            timeout = crate::engine::TABLES_TIMEOUT;
             if let (Some(book), Some(b)) = (&self.cfg.book, e.option("BookPath")) {
                 cmds.push(format!("setoption name {} value {}", b.name, book));
             }
@@ -288,7 +290,7 @@ impl Session {
         for (n, v) in &self.option_values {
             cmds.push(format!("setoption name {n} value {v}"));
         }
-        for a in e.sync(&cmds).await? {
+        for a in e.sync_within(&cmds, timeout).await? {
             log::warn!("engine refused a setting: {a}");
         }
         self.engine_multipv = 1;
