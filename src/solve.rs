@@ -661,7 +661,8 @@ impl<'a> Solver<'a> {
     /// then still never plays a move that gives a proven draw or win away (in the 1 s matches,
     /// each such miss had a book bound of at least a draw and a handful of moves proving it).
     pub fn proven_floor(&mut self, pos: &Position) -> Option<(Wdl, Vec<Move>)> {
-        if pos.rules() != self.rules || pos.is_moving_phase() || pos.outcome().is_some() {
+        self.check_rules(pos).ok()?;
+        if pos.is_moving_phase() || pos.outcome().is_some() {
             return None;
         }
         let mut floors: Vec<(Move, i8)> = Vec::new();
