@@ -85,8 +85,9 @@ pub const VERSION: u16 = 2;
 pub const HEADER_LEN: usize = 128;
 /// Slots per distance block in the files we write.
 pub const BLOCK_SLOTS: u32 = 8192;
-/// The zstd level of the distance blocks.
-pub const ZSTD_LEVEL: i32 = 6;
+/// The zstd level of the distance blocks: 3 writes nine's biggest files about 1.4 times as fast
+/// as 6, for files about 9 % bigger.
+pub const ZSTD_LEVEL: i32 = 3;
 /// Slots per group of the W/D/L part's maxima in the files we write.
 pub const GROUP_SLOTS: u32 = 64;
 
@@ -578,30 +579,44 @@ impl Table {
         let idx = self.index;
         let entries = &self.entries;
         let zero = || TableStats::default();
-        let mut s = (0..entries.len() as u32)
-            .into_par_iter()
-            .with_min_len(1 << 14)
-            .fold(zero, |mut s, i| {
-                let v = Value::from_u16(entries[i as usize]).expect("checked entries");
-                match v {
-                    Value::Win(d) => s.max_win = s.max_win.max(d),
-                    Value::Loss(d) => s.max_loss = s.max_loss.max(d),
-                    Value::Draw => {}
-                }
-                match v {
-                    Value::Win(d) | Value::Loss(d) if d <= LIMIT => s.real_max = s.real_max.max(d),
-                    _ => {}
-                }
-                if !idx.is_canonical(i) {
-                    return s;
-                }
-                s.positions += 1;
-                match v {
-                    Value::Win(d) if d <= LIMIT => s.wins += 1,
-                    Value::Win(_) => s.spoilt_wins += 1,
-                    Value::Draw => s.draws += 1,
-                    Value::Loss(d) if d <= LIMIT => s.losses += 1,
-                    Value::Loss(_) => s.spoilt_losses += 1,
+        let count = |s: &mut TableStats, e: u16, canonical: bool| {
+            let v = Value::from_u16(e).expect("checked entries");
+            match v {
+                Value::Win(d) => s.max_win = s.max_win.max(d),
+                Value::Loss(d) => s.max_loss = s.max_loss.max(d),
+                Value::Draw => {}
+            }
+            match v {
+                Value::Win(d) | Value::Loss(d) if d <= LIMIT => s.real_max = s.real_max.max(d),
+                _ => {}
+            }
+            if !canonical {
+                return;
+            }
+            s.positions += 1;
+            match v {
+                Value::Win(d) if d <= LIMIT => s.wins += 1,
+                Value::Win(_) => s.spoilt_wins += 1,
+                Value::Draw => s.draws += 1,
+                Value::Loss(d) if d <= LIMIT => s.losses += 1,
+                Value::Loss(_) => s.spoilt_losses += 1,
+            }
+        };
+        // One `us` set at a time: only those with a symmetry have slots that are not
+        // canonical, so only they are walked set by set.
+        let spu = idx.slots_per_us();
+        let mut s = entries
+            .par_chunks(spu)
+            .enumerate()
+            .fold(zero, |mut s, (ci, es)| {
+                if idx.us_is_symmetric((ci * spu) as u32) {
+                    let mut k = 0;
+                    idx.for_each_them(ci, |_, canonical| {
+                        count(&mut s, es[k], canonical);
+                        k += 1;
+                    });
+                } else {
+                    es.iter().for_each(|&e| count(&mut s, e, true));
                 }
                 s
             })
@@ -640,17 +655,20 @@ impl Table {
         let mut wdl = wdl;
         wdl.extend(maxima(&self.entries, GROUP_SLOTS as usize));
         let k = BLOCK_SLOTS as usize;
-        let blocks: Vec<Vec<u8>> = self
+        // Each block with its checksum, both made in parallel.
+        let blocks: Vec<(Vec<u8>, u64)> = self
             .entries
             .par_chunks(k)
             .map(|chunk| {
                 let mut raw = Vec::with_capacity(2 * chunk.len());
                 raw.extend(chunk.iter().map(|&e| e as u8));
                 raw.extend(chunk.iter().map(|&e| (e >> 8) as u8));
-                match zstd::bulk::compress(&raw, ZSTD_LEVEL) {
+                let stored = match zstd::bulk::compress(&raw, ZSTD_LEVEL) {
                     Ok(c) if c.len() < raw.len() => c,
                     _ => raw,
-                }
+                };
+                let sum = fnv1a64(&stored);
+                (stored, sum)
             })
             .collect();
         let mut h = Header {
@@ -668,13 +686,13 @@ impl Table {
         let m = blocks.len();
         let mut index = Vec::with_capacity((2 * m + 1) * 8);
         let mut at = h.index_offset + ((2 * m + 1) * 8) as u64;
-        for blk in &blocks {
+        for (blk, _) in &blocks {
             index.extend_from_slice(&at.to_le_bytes());
             at += blk.len() as u64;
         }
         index.extend_from_slice(&at.to_le_bytes());
-        for blk in &blocks {
-            index.extend_from_slice(&fnv1a64(blk).to_le_bytes());
+        for (_, sum) in &blocks {
+            index.extend_from_slice(&sum.to_le_bytes());
         }
         h.index_sum = fnv1a64(&index);
         let mut out = Vec::with_capacity(at as usize);
@@ -682,7 +700,7 @@ impl Table {
         out.extend_from_slice(&wdl);
         out.resize(h.index_offset as usize, 0);
         out.extend_from_slice(&index);
-        for blk in &blocks {
+        for (blk, _) in &blocks {
             out.extend_from_slice(blk);
         }
         debug_assert_eq!(out.len() as u64, at);

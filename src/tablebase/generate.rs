@@ -28,7 +28,7 @@
 
 use super::format::{Table, TbError};
 use super::hugepages;
-use super::index::SubIndex;
+use super::index::{SubIndex, UsKey};
 use super::mapped::TableFile;
 use super::value::{Value, LIMIT, UNKNOWN};
 use crate::bitboard::Bitboard;
@@ -141,6 +141,27 @@ const PART_BITS: u32 = 20;
 /// millions of updates, 4 bytes each).
 const BATCH_CHUNKS: usize = 4096;
 
+/// Chunks with at least this many frontier slots are walked slot by slot
+/// ([`SubIndex::for_each_slot_in`]); sparser ones unrank their frontier slots.
+const DENSE_CHUNK: usize = 48;
+
+/// How many random reads ahead a prefetch is issued.
+const PREFETCH_AHEAD: usize = 16;
+
+/// Asks the cache for the line of `x` ahead of its use (a hint; nothing is read).
+#[inline(always)]
+fn prefetch<T>(x: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch has no effect on memory contents and cannot fault.
+    #[allow(unused_unsafe)]
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>((x as *const T).cast::<i8>());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = x;
+}
+
 /// Tag of an update from a lost child (the predecessor wins); the slot number is below 2^31.
 const WIN_TAG: u32 = 1 << 31;
 
@@ -237,26 +258,6 @@ fn for_each_move<F: FnMut(u32, usize, bool)>(
     }
 }
 
-/// The best value the mover gets from its mills: `conv` is the table of (b - 1, w), needed
-/// unless `b == 3`.
-#[inline(always)]
-fn mill_value(topo: &Topology, conv: Option<&Table>, us_after: u32, them: u32) -> Value {
-    match conv {
-        None => Value::Win(1),
-        Some(t) => {
-            let mut best = Value::Loss(0);
-            for r in topo.removable(Bitboard(them)) {
-                let v = Value::after_mill(t.get(them & !(1 << r.index()), us_after));
-                best = best.max(v);
-                if best == Value::Win(1) {
-                    break;
-                }
-            }
-            best
-        }
-    }
-}
-
 /// Solves sub-spaces (w, b) and (b, w) (one table when w == b). `smaller` must hold the tables
 /// (b - 1, w) and (w - 1, b) where those have at least 3 pieces a side. `progress` receives a
 /// line now and then.
@@ -306,10 +307,14 @@ pub fn solve_pair(
         // nine hold a billion slots.
         let spu = idx.slots_per_us();
         let mut words = hugepages::filled(idx.len(), pack(UNKNOWN, NOT_CANONICAL, C_NONE));
-        words
-            .par_chunks_mut(spu)
-            .enumerate()
-            .for_each(|(ci, words)| {
+        // Conversions are looked up in two passes per `us` set: the first collects the slots
+        // of the smaller table that the mills lead to, the second reads them with prefetches
+        // running ahead, since each is a random access into a table of up to gigabytes.
+        words.par_chunks_mut(spu).enumerate().for_each_init(
+            || (Vec::<u32>::new(), Vec::<(u32, u32)>::new()),
+            |(looks, spans), (ci, words)| {
+                looks.clear();
+                spans.clear();
                 let us = idx.us_set(ci);
                 let mut i = 0;
                 idx.for_each_them(ci, |them, canonical| {
@@ -323,14 +328,28 @@ pub fn solve_pair(
                     let symmetric = key.is_symmetric();
                     let mut kids = [0u32; 64];
                     let mut n = 0;
-                    let mut best: Option<Value> = None;
+                    let mut win1 = false;
+                    let start = looks.len();
+                    // The keys of the smaller table's mover after each removal, the same
+                    // for every mill of this position: made at its first mill.
+                    let mut rkeys = [UsKey::default(); 12];
+                    let mut nkeys = None;
                     for_each_move(topo, fly, us, them, |after, _to, mill| {
                         if mill {
-                            // Nothing beats a win at once: the position is solved by it.
-                            if best != Some(Value::Win(1)) {
-                                let v = mill_value(topo, conv_t, after, them);
-                                best = Some(best.map_or(v, |b| b.max(v)));
-                            }
+                            let Some(ct) = conv_t else {
+                                win1 = true;
+                                return;
+                            };
+                            let ci = ct.index();
+                            let nk = *nkeys.get_or_insert_with(|| {
+                                let mut k = 0;
+                                for r in topo.removable(Bitboard(them)) {
+                                    rkeys[k] = ci.key(them & !(1 << r.index()));
+                                    k += 1;
+                                }
+                                k
+                            });
+                            looks.extend(rkeys[..nk].iter().map(|k| ci.index_with(k, after)));
                         } else {
                             // Without a symmetry every move is a child of its own (see
                             // below), and the count is all the setup needs.
@@ -349,9 +368,36 @@ pub fn solve_pair(
                         distinct = 1 + kids.windows(2).filter(|p| p[0] != p[1]).count();
                         distinct = distinct.min(n);
                     }
-                    words[slot] = pack(UNKNOWN, distinct as u8, conv_code(best));
+                    let conv = if win1 {
+                        C_WIN1
+                    } else {
+                        if looks.len() > start {
+                            spans.push((slot as u32, start as u32));
+                        }
+                        C_NONE
+                    };
+                    words[slot] = pack(UNKNOWN, distinct as u8, conv);
                 });
-            });
+                let Some(ct) = conv_t else { return };
+                let entries = ct.entries();
+                spans.push((0, looks.len() as u32));
+                for s in 0..spans.len() - 1 {
+                    let (slot, lo) = spans[s];
+                    let hi = spans[s + 1].1;
+                    let mut best = Value::Loss(0);
+                    for k in lo as usize..hi as usize {
+                        if let Some(&ahead) = looks.get(k + PREFETCH_AHEAD) {
+                            prefetch(&entries[ahead as usize]);
+                        }
+                        let v = Value::from_u16(entries[looks[k] as usize])
+                            .expect("entries were checked when the table was read");
+                        best = best.max(Value::after_mill(v));
+                    }
+                    let word = &mut words[slot as usize];
+                    *word = pack(UNKNOWN, counter_of(*word), conv_code(Some(best)));
+                }
+            },
+        );
         works.push(Work {
             idx,
             // Same layout: collected in place, without a second buffer.
@@ -379,6 +425,9 @@ pub fn solve_pair(
     let mut n: u16 = 0;
     let mut levels = 0;
     let mut last_report = Instant::now();
+    // Per thread, the buckets of a batch's updates, kept from batch to batch so that their
+    // memory is allocated (and faulted in) once.
+    let mut pool: Vec<Vec<Vec<u32>>> = Vec::new();
     loop {
         let mut found = 0u64;
         if n > 0 {
@@ -391,13 +440,13 @@ pub fn solve_pair(
                 let fly = rules.flying && y == 3;
                 // Every predecessor of a frontier slot, tagged with what it learns: a lost
                 // child makes it a win, a won child takes one from its counter.
-                let preds_of = |i: usize, out: &mut Vec<Vec<u32>>| {
-                    let v = value_of(work.slots[i].load(Relaxed));
-                    if v != won && v != lost {
-                        return;
-                    }
+                let is_frontier = |i: u32| {
+                    let v = value_of(work.slots[i as usize].load(Relaxed));
+                    v == won || v == lost
+                };
+                let preds_of = |i: u32, us: u32, them: u32, out: &mut Vec<Vec<u32>>| {
+                    let v = value_of(work.slots[i as usize].load(Relaxed));
                     let tag = if v == lost { WIN_TAG } else { 0 };
-                    let (us, them, _) = work.idx.unrank(i as u32);
                     let empty = !(us | them) & FULL;
                     let mut preds = [0u32; 64];
                     let mut np = 0;
@@ -423,7 +472,7 @@ pub fn solve_pair(
                     let preds = &mut preds[..np];
                     // Predecessors differ in the mover's set only (`us` stays): they share
                     // slots only by a symmetry fixing `us`.
-                    if work.idx.us_is_symmetric(i as u32) {
+                    if work.idx.us_is_symmetric(i) {
                         preds.sort_unstable();
                     }
                     for k in 0..np {
@@ -445,26 +494,46 @@ pub fn solve_pair(
                     // Updates go to buckets by the region of the table they touch, and each
                     // region is then updated by one thread: the random accesses of a region
                     // stay in the cache and need no atomic read-modify-write.
-                    let per_task = batch.len().div_ceil(tasks);
-                    let buckets: Vec<Vec<Vec<u32>>> = batch
-                        .par_chunks(per_task.max(1))
-                        .map(|cs| {
-                            let mut out: Vec<Vec<u32>> = vec![Vec::new(); parts];
+                    let per_task = batch.len().div_ceil(tasks).max(1);
+                    pool.resize_with(tasks, Vec::new);
+                    for buckets in pool.iter_mut() {
+                        buckets.resize_with(parts, Vec::new);
+                        buckets.iter_mut().for_each(Vec::clear);
+                    }
+                    batch
+                        .par_chunks(per_task)
+                        .zip(pool.par_iter_mut())
+                        .for_each(|(cs, out)| {
                             for &c in cs {
-                                let lo = c << CHUNK_BITS;
-                                for i in lo..len.min(lo + (1 << CHUNK_BITS)) {
-                                    preds_of(i, &mut out);
+                                let lo = (c << CHUNK_BITS) as u32;
+                                let hi = len.min((c + 1) << CHUNK_BITS) as u32;
+                                let wanted = (lo..hi).filter(|&i| is_frontier(i)).count();
+                                if wanted >= DENSE_CHUNK {
+                                    work.idx.for_each_slot_in(
+                                        lo,
+                                        hi,
+                                        is_frontier,
+                                        |i, us, them| preds_of(i, us, them, out),
+                                    );
+                                } else if wanted > 0 {
+                                    for i in (lo..hi).filter(|&i| is_frontier(i)) {
+                                        let (us, them, _) = work.idx.unrank(i);
+                                        preds_of(i, us, them, out);
+                                    }
                                 }
                             }
-                            out
-                        })
-                        .collect();
+                        });
+                    let buckets = &pool;
                     found += (0..parts)
                         .into_par_iter()
                         .map(|part| {
                             let mut newly = 0u64;
-                            for task in &buckets {
-                                for &u in &task[part] {
+                            for task in buckets {
+                                let ups = &task[part];
+                                for (k, &u) in ups.iter().enumerate() {
+                                    if let Some(&ahead) = ups.get(k + PREFETCH_AHEAD) {
+                                        prefetch(&pw.slots[(ahead & !WIN_TAG) as usize]);
+                                    }
                                     newly += pw.update(u, n) as u64;
                                 }
                             }

@@ -156,7 +156,7 @@ impl UsIndex {
 }
 
 /// The part of a slot computation that depends on the `us` set only (see [`SubIndex::key`]).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub struct UsKey {
     base: u32,
     g: u8,
@@ -285,35 +285,44 @@ impl SubIndex {
     pub fn for_each_them<F: FnMut(u32, bool)>(&self, ci: usize, mut f: F) {
         let u = self.us.canon[ci];
         let st = self.us.stab[ci];
-        // Deposit tables: a set of free-point numbers (by byte) to its points on the board.
-        let mut dep = [[0u32; 256]; 3];
-        let mut free = !u & 0xff_ffff;
-        for d in dep.iter_mut() {
-            let mut pts = [0u32; 8];
-            for pt in pts.iter_mut() {
-                if free != 0 {
-                    *pt = free & free.wrapping_neg();
-                    free &= free - 1;
-                }
-            }
-            for x in 1..256usize {
-                d[x] = d[x & (x - 1)] | pts[x.trailing_zeros() as usize];
-            }
-        }
-        let b = self.b as u32;
-        let mut c: u32 = (1u32 << b) - 1;
+        let dep = Deposit::new(!u & 0xff_ffff);
+        let mut c: u32 = (1u32 << self.b) - 1;
         for n in 0..self.slots {
-            let t = dep[0][(c & 0xff) as usize]
-                | dep[1][((c >> 8) & 0xff) as usize]
-                | dep[2][((c >> 16) & 0xff) as usize];
+            let t = dep.apply(c);
             f(t, st == 1 || self.smallest_under(st, t));
             if c == 0 || n + 1 == self.slots {
                 break;
             }
-            // Next set of free-point numbers in colex order (Gosper's hack).
-            let lo = c & c.wrapping_neg();
-            let r = c + lo;
-            c = (((r ^ c) >> 2) / lo) | r;
+            c = next_combination(c);
+        }
+    }
+
+    /// Calls `f(slot, us, them)` for the slots `lo..hi` for which `want(slot)` holds, in slot
+    /// order. It steps from slot to slot as [`SubIndex::for_each_them`] does and maps only the
+    /// wanted slots onto the board: when many slots of a range are wanted (the dense levels of
+    /// the generator), that costs a fraction of an [`SubIndex::unrank`] per slot.
+    pub fn for_each_slot_in<W, F>(&self, lo: u32, hi: u32, mut want: W, mut f: F)
+    where
+        W: FnMut(u32) -> bool,
+        F: FnMut(u32, u32, u32),
+    {
+        let mut i = lo;
+        while i < hi {
+            let ci = (i / self.slots) as usize;
+            let end = hi.min((ci as u32 + 1) * self.slots);
+            let u = self.us.canon[ci];
+            let dep = Deposit::new(!u & 0xff_ffff);
+            let mut c = colex_unrank(i % self.slots, self.b as usize);
+            loop {
+                if want(i) {
+                    f(i, u, dep.apply(c));
+                }
+                i += 1;
+                if i == end {
+                    break;
+                }
+                c = next_combination(c);
+            }
         }
     }
 
@@ -333,47 +342,124 @@ impl SubIndex {
     /// The position stored in a slot, and whether the slot is the canonical form of it.
     pub fn unrank(&self, idx: u32) -> (u32, u32, bool) {
         let ci = (idx / self.slots) as usize;
-        let mut r = idx % self.slots;
         let u = self.us.canon[ci];
-        let mut free = [0u8; 24];
-        let mut nfree = 0;
-        for p in 0..24 {
-            if u & (1 << p) == 0 {
-                free[nfree] = p as u8;
-                nfree += 1;
-            }
-        }
-        let mut t = 0u32;
-        let mut hi = nfree;
-        for i in (1..=self.b as usize).rev() {
-            // The largest position p with C(p, i) <= r is the i-th point of the set.
-            let mut p = hi - 1;
-            while BINOM[p][i] > r {
-                p -= 1;
-            }
-            r -= BINOM[p][i];
-            t |= 1 << free[p];
-            hi = p;
-        }
+        let t = deposit_slow(
+            colex_unrank(idx % self.slots, self.b as usize),
+            !u & 0xff_ffff,
+        );
         let st = self.us.stab[ci];
         (u, t, st == 1 || self.smallest_under(st, t))
     }
 }
 
-/// Colex rank of `t` as a subset of the points of `free`, numbered in increasing order.
-#[inline(always)]
-fn rank_in_free(mut t: u32, free: u32) -> u32 {
-    let mut r = 0;
-    let mut i = 1;
-    while t != 0 {
-        let p = t.trailing_zeros();
-        let pos = (free & ((1u32 << p) - 1)).count_ones() as usize;
-        r += BINOM[pos][i];
-        i += 1;
-        t &= t - 1;
+/// The set of `k` numbers (bits 0..24) with colex rank `r` among the sets of its size.
+#[inline]
+fn colex_unrank(mut r: u32, k: usize) -> u32 {
+    let mut c = 0u32;
+    let mut hi = 24;
+    for i in (1..=k).rev() {
+        // The largest p with C(p, i) <= r is the i-th number of the set.
+        let mut p = hi - 1;
+        while BINOM[p][i] > r {
+            p -= 1;
+        }
+        r -= BINOM[p][i];
+        c |= 1 << p;
+        hi = p;
     }
-    r
+    c
 }
+
+/// The next set of as many numbers in colex (numeric) order; `c` must not be empty.
+#[inline(always)]
+fn next_combination(c: u32) -> u32 {
+    let t = c | (c - 1);
+    (t + 1) | (((!t & (t + 1)) - 1) >> (c.trailing_zeros() + 1))
+}
+
+/// Maps a set of free-point numbers (bit j: the j-th point of `free` in increasing order) onto
+/// the board, one point at a time.
+fn deposit_slow(c: u32, mut free: u32) -> u32 {
+    let mut t = 0;
+    let mut j = 0;
+    while free != 0 {
+        let low = free & free.wrapping_neg();
+        if c & (1 << j) != 0 {
+            t |= low;
+        }
+        free &= free - 1;
+        j += 1;
+    }
+    t
+}
+
+/// [`deposit_slow`] by byte tables built for one set of free points: three look-ups a set.
+struct Deposit([[u32; 256]; 3]);
+
+impl Deposit {
+    fn new(mut free: u32) -> Deposit {
+        let mut dep = [[0u32; 256]; 3];
+        for d in dep.iter_mut() {
+            let mut pts = [0u32; 8];
+            for pt in pts.iter_mut() {
+                if free != 0 {
+                    *pt = free & free.wrapping_neg();
+                    free &= free - 1;
+                }
+            }
+            for x in 1..256usize {
+                d[x] = d[x & (x - 1)] | pts[x.trailing_zeros() as usize];
+            }
+        }
+        Deposit(dep)
+    }
+
+    #[inline(always)]
+    fn apply(&self, c: u32) -> u32 {
+        self.0[0][(c & 0xff) as usize]
+            | self.0[1][((c >> 8) & 0xff) as usize]
+            | self.0[2][((c >> 16) & 0xff) as usize]
+    }
+}
+
+/// Colex rank of `t` as a subset of the points of `free`, numbered in increasing order: the
+/// points of `t` are packed down onto the free-point numbers byte by byte ([`PEXT8`]), then
+/// ranked by [`colex_rank`]. Every predecessor the generator finds is indexed through this.
+#[inline(always)]
+fn rank_in_free(t: u32, free: u32) -> u32 {
+    debug_assert_eq!(t & !free, 0);
+    let (f0, f1, f2) = (free & 0xff, (free >> 8) & 0xff, free >> 16);
+    let c = PEXT8[f0 as usize][(t & 0xff) as usize] as u32
+        | (PEXT8[f1 as usize][((t >> 8) & 0xff) as usize] as u32) << f0.count_ones()
+        | (PEXT8[f2 as usize][(t >> 16) as usize] as u32) << (free & 0xffff).count_ones();
+    colex_rank(c)
+}
+
+/// `PEXT8[mask][x]`: the bits of `x` at the positions of `mask`, packed to the bottom (what
+/// the BMI2 instruction `pext` does, for one byte).
+static PEXT8: [[u8; 256]; 256] = {
+    let mut t = [[0u8; 256]; 256];
+    let mut mask = 0;
+    while mask < 256 {
+        let mut x = 0;
+        while x < 256 {
+            let (mut out, mut j, mut bit) = (0u8, 0, 0);
+            while bit < 8 {
+                if mask & (1 << bit) != 0 {
+                    if x & (1 << bit) != 0 {
+                        out |= 1 << j;
+                    }
+                    j += 1;
+                }
+                bit += 1;
+            }
+            t[mask][x] = out;
+            x += 1;
+        }
+        mask += 1;
+    }
+    t
+};
 
 #[cfg(test)]
 mod tests {
@@ -412,6 +498,71 @@ mod tests {
                     );
                     assert_eq!(i as usize, (ci + 1) * sub.slots_per_us());
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn for_each_slot_in_agrees_with_unrank() {
+        for variant in [Variant::Nine, Variant::Twelve] {
+            for (w, b) in [(3, 3), (4, 5), (5, 7), (9, 8)] {
+                let sub = SubIndex::new(variant, w, b);
+                let len = sub.len() as u32;
+                // Ranges across `us` sets, and every other slot wanted.
+                for lo in (0..len).step_by((len / 13) as usize + 1) {
+                    let hi = len.min(lo + 3 * sub.slots_per_us() as u32 / 2 + 5);
+                    let mut next = lo;
+                    sub.for_each_slot_in(
+                        lo,
+                        hi,
+                        |i| i % 2 == 0,
+                        |i, u, t| {
+                            assert!(i >= next && i % 2 == 0);
+                            next = i + 1;
+                            let (u0, t0, _) = sub.unrank(i);
+                            assert_eq!((u, t), (u0, t0), "{w}v{b} slot {i}");
+                        },
+                    );
+                    assert!(next + 2 >= hi);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn rank_in_free_by_bytes_matches_point_by_point() {
+        // The rank point by point: the position of each point among the free ones.
+        fn slow(mut t: u32, free: u32) -> u32 {
+            let (mut r, mut i) = (0, 1);
+            while t != 0 {
+                let p = t.trailing_zeros();
+                r += BINOM[(free & ((1u32 << p) - 1)).count_ones() as usize][i];
+                i += 1;
+                t &= t - 1;
+            }
+            r
+        }
+        let mut x: u32 = 0x9e37_79b9;
+        for _ in 0..200_000 {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            let free = x & 0xff_ffff;
+            let t = free & x.rotate_left(11);
+            assert_eq!(rank_in_free(t, free), slow(t, free), "{t:#x} in {free:#x}");
+        }
+    }
+
+    #[test]
+    fn next_combination_steps_in_numeric_order() {
+        for k in 1..=12u32 {
+            let mut c = (1u32 << k) - 1;
+            // Every set below 2^16, so that the check of what lies between stays cheap.
+            while c < 1 << 16 {
+                let n = next_combination(c);
+                assert!(n > c && n.count_ones() == k);
+                assert!((c + 1..n).all(|x| x.count_ones() != k));
+                c = n;
             }
         }
     }
