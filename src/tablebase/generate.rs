@@ -608,18 +608,24 @@ pub fn solve_pair(
             UNKNOWN => draw,
             v => v,
         };
-        let entries: Vec<u16> = (0..slots.len())
-            .into_par_iter()
-            .with_min_len(1 << 12)
-            .map(|i| {
-                let word = slots[i].load(Relaxed);
-                if counter_of(word) != NOT_CANONICAL {
-                    return final_value(word);
+        // On huge pages: a later job of the same run looks its conversions up in this table
+        // at random, and with small pages most of those look-ups would miss the TLB.
+        let mut entries: Vec<u16> = hugepages::filled(slots.len(), 0);
+        entries
+            .par_chunks_mut(1 << 12)
+            .enumerate()
+            .for_each(|(c, out)| {
+                for (k, e) in out.iter_mut().enumerate() {
+                    let i = (c << 12) + k;
+                    let word = slots[i].load(Relaxed);
+                    *e = if counter_of(word) != NOT_CANONICAL {
+                        final_value(word)
+                    } else {
+                        let (us, them, _) = idx.unrank(i as u32);
+                        final_value(slots[idx.index(us, them) as usize].load(Relaxed))
+                    };
                 }
-                let (us, them, _) = idx.unrank(i as u32);
-                final_value(slots[idx.index(us, them) as usize].load(Relaxed))
-            })
-            .collect();
+            });
         drop(slots);
         tables.push(Table::from_entries(rules, x, y, entries));
     }
