@@ -85,8 +85,8 @@ pub const VERSION: u16 = 2;
 pub const HEADER_LEN: usize = 128;
 /// Slots per distance block in the files we write.
 pub const BLOCK_SLOTS: u32 = 8192;
-/// The zstd level of the distance blocks: 3 writes nine's biggest files about 1.4 times as fast
-/// as 6, for files about 9 % bigger.
+/// The zstd level of the distance blocks: 3 wrote the files of nine's job 5v7 about 1.4 times
+/// as fast as 6 (5.0 s against 6.9 s), for files about 9 % bigger.
 pub const ZSTD_LEVEL: i32 = 3;
 /// Slots per group of the W/D/L part's maxima in the files we write.
 pub const GROUP_SLOTS: u32 = 64;

@@ -340,16 +340,16 @@ pub fn solve_pair(
                                 win1 = true;
                                 return;
                             };
-                            let ci = ct.index();
+                            let cidx = ct.index();
                             let nk = *nkeys.get_or_insert_with(|| {
                                 let mut k = 0;
                                 for r in topo.removable(Bitboard(them)) {
-                                    rkeys[k] = ci.key(them & !(1 << r.index()));
+                                    rkeys[k] = cidx.key(them & !(1 << r.index()));
                                     k += 1;
                                 }
                                 k
                             });
-                            looks.extend(rkeys[..nk].iter().map(|k| ci.index_with(k, after)));
+                            looks.extend(rkeys[..nk].iter().map(|k| cidx.index_with(k, after)));
                         } else {
                             // Without a symmetry every move is a child of its own (see
                             // below), and the count is all the setup needs.

@@ -249,13 +249,6 @@ impl SubIndex {
         key.base + rank_in_free(t, key.free)
     }
 
-    /// Whether a slot is the canonical form of its position: [`SubIndex::unrank`]'s flag,
-    /// without unranking when the slot's `us` set has no symmetry but the identity (most do).
-    #[inline]
-    pub fn is_canonical(&self, idx: u32) -> bool {
-        self.us.stab[(idx / self.slots) as usize] == 1 || self.unrank(idx).2
-    }
-
     /// Whether a symmetry other than the identity fixes the `us` set of slot `idx`. Only then
     /// can positions that differ in the `them` set alone share a slot.
     #[inline]
@@ -579,7 +572,6 @@ mod tests {
                 assert_eq!(u.count_ones(), 3);
                 assert_eq!(t.count_ones(), 3);
                 assert_eq!(u & t, 0);
-                assert_eq!(sub.is_canonical(idx), canonical);
                 if canonical {
                     assert_eq!(sub.index(u, t), idx);
                     canon_slots += 1;
