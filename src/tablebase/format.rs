@@ -609,7 +609,7 @@ impl Table {
             .par_chunks(spu)
             .enumerate()
             .fold(zero, |mut s, (ci, es)| {
-                if idx.us_is_symmetric((ci * spu) as u32) {
+                if idx.us_set_is_symmetric(ci) {
                     let mut k = 0;
                     idx.for_each_them(ci, |_, canonical| {
                         count(&mut s, es[k], canonical);

@@ -25,6 +25,10 @@
 //! accesses stay in the cache and need no atomic read-modify-write. Seeds are set by a
 //! compare-exchange from "unknown". Each slot is one packed word (value, counter of unsolved
 //! children, conversion summary): four bytes a slot while solving.
+//!
+//! While solving, slots are keyed by the side not to move (the files by the side to move, so
+//! the last pass maps every slot): the predecessors of a solved position then share one key,
+//! and a chunk of the setup shares its conversions' blocks of the smaller table.
 
 use super::format::{Table, TbError};
 use super::hugepages;
@@ -291,49 +295,59 @@ pub fn solve_pair(
         }
     }
     let other = |t: usize| if shapes.len() == 2 { t ^ 1 } else { 0 };
+    // While solving, the slots of (x, y) are keyed by the side *not* to move: the index of
+    // sub-space (y, x) applied to (other, mover). All predecessors of a position share its
+    // mover as their other side, so a level computes one key per solved position instead of
+    // one per predecessor. The files keep the usual index; the last pass maps the slots.
     let indexes: Vec<SubIndex> = shapes
         .iter()
-        .map(|&(x, y)| SubIndex::new(rules.variant, x, y))
+        .map(|&(x, y)| SubIndex::new(rules.variant, y, x))
         .collect();
 
     // Setup.
     let mut works = Vec::new();
     for (t, &(x, _)) in shapes.iter().enumerate() {
         let idx = indexes[t];
-        let oidx = indexes[other(t)];
         let conv_t = conv_tables[t];
         let fly = rules.flying && x == 3;
         // Four bytes a slot while solving (value, counter, conversion): the biggest jobs of
         // nine hold a billion slots.
         let spu = idx.slots_per_us();
         let mut words = hugepages::filled(idx.len(), pack(UNKNOWN, NOT_CANONICAL, C_NONE));
-        // Conversions are looked up in two passes per `us` set: the first collects the slots
-        // of the smaller table that the mills lead to, the second reads them with prefetches
-        // running ahead, since each is a random access into a table of up to gigabytes.
+        // A chunk of slots shares the side not to move, so its conversions, which remove one
+        // of that side's pieces, read as many blocks of the smaller table (of one mover set
+        // each) as there are pieces to remove: a few hundred kilobytes where the table has up
+        // to two gigabytes. They are looked up in two passes, the first collecting the slots
+        // that the mills lead to, the second reading them with prefetches running ahead.
         words.par_chunks_mut(spu).enumerate().for_each_init(
             || (Vec::<u32>::new(), Vec::<(u32, u32)>::new()),
             |(looks, spans), (ci, words)| {
                 looks.clear();
                 spans.clear();
-                let us = idx.us_set(ci);
+                // The side not to move, the same for every slot of the chunk: every child
+                // has it to move.
+                let them = idx.us_set(ci);
+                let symmetric = idx.us_set_is_symmetric(ci);
+                // The keys of the smaller table's mover after each removal.
+                let mut rkeys = [UsKey::default(); 12];
+                let mut nk = 0;
+                if let Some(ct) = conv_t {
+                    for r in topo.removable(Bitboard(them)) {
+                        rkeys[nk] = ct.index().key(them & !(1 << r.index()));
+                        nk += 1;
+                    }
+                }
                 let mut i = 0;
-                idx.for_each_them(ci, |them, canonical| {
+                idx.for_each_them(ci, |us, canonical| {
                     let slot = i;
                     i += 1;
                     if !canonical {
                         return;
                     }
-                    // Every child has `them` to move: one key for all of them.
-                    let key = oidx.key(them);
-                    let symmetric = key.is_symmetric();
                     let mut kids = [0u32; 64];
                     let mut n = 0;
                     let mut win1 = false;
                     let start = looks.len();
-                    // The keys of the smaller table's mover after each removal, the same
-                    // for every mill of this position: made at its first mill.
-                    let mut rkeys = [UsKey::default(); 12];
-                    let mut nkeys = None;
                     for_each_move(topo, fly, us, them, |after, _to, mill| {
                         if mill {
                             let Some(ct) = conv_t else {
@@ -341,26 +355,18 @@ pub fn solve_pair(
                                 return;
                             };
                             let cidx = ct.index();
-                            let nk = *nkeys.get_or_insert_with(|| {
-                                let mut k = 0;
-                                for r in topo.removable(Bitboard(them)) {
-                                    rkeys[k] = cidx.key(them & !(1 << r.index()));
-                                    k += 1;
-                                }
-                                k
-                            });
                             looks.extend(rkeys[..nk].iter().map(|k| cidx.index_with(k, after)));
                         } else {
                             // Without a symmetry every move is a child of its own (see
                             // below), and the count is all the setup needs.
                             if symmetric {
-                                kids[n] = oidx.index_with(&key, after);
+                                kids[n] = idx.smallest_image(ci, after);
                             }
                             n += 1;
                         }
                     });
                     // Different moves lead to different positions with the same `them`,
-                    // which share a slot only by a symmetry fixing `them`.
+                    // which are one position only by a symmetry fixing `them`.
                     let mut distinct = n;
                     if symmetric {
                         let kids = &mut kids[..n];
@@ -381,17 +387,27 @@ pub fn solve_pair(
                 let Some(ct) = conv_t else { return };
                 let entries = ct.entries();
                 spans.push((0, looks.len() as u32));
+                // The next look-up to prefetch: it runs ahead of the reads, and skips what
+                // an early end of a position's look-ups leaves unread.
+                let mut ahead = 0;
                 for s in 0..spans.len() - 1 {
                     let (slot, lo) = spans[s];
                     let hi = spans[s + 1].1;
                     let mut best = Value::Loss(0);
                     for k in lo as usize..hi as usize {
-                        if let Some(&ahead) = looks.get(k + PREFETCH_AHEAD) {
-                            prefetch(&entries[ahead as usize]);
+                        ahead = ahead.max(k);
+                        while ahead < looks.len().min(k + PREFETCH_AHEAD) {
+                            prefetch(&entries[looks[ahead] as usize]);
+                            ahead += 1;
                         }
                         let v = Value::from_u16(entries[looks[k] as usize])
                             .expect("entries were checked when the table was read");
                         best = best.max(Value::after_mill(v));
+                        // Nothing beats a mill that wins at once (about half the look-ups
+                        // of job 5v7 come after one).
+                        if best == Value::Win(1) {
+                            break;
+                        }
                     }
                     let word = &mut words[slot as usize];
                     *word = pack(UNKNOWN, counter_of(*word), conv_code(Some(best)));
@@ -407,7 +423,11 @@ pub fn solve_pair(
         });
     }
     let setup_secs = start.elapsed().as_secs_f64();
-    let slots: u64 = works.iter().map(|w| w.slots.len() as u64).sum();
+    // Slots of the files (the solving slots are as many positions in a different layout).
+    let slots: u64 = shapes
+        .iter()
+        .map(|&(x, y)| SubIndex::new(rules.variant, x, y).len() as u64)
+        .sum();
     let positions: u64 = works
         .iter()
         .map(|w| {
@@ -444,9 +464,15 @@ pub fn solve_pair(
                     let v = value_of(work.slots[i as usize].load(Relaxed));
                     v == won || v == lost
                 };
-                let preds_of = |i: u32, us: u32, them: u32, out: &mut Vec<Vec<u32>>| {
+                // A frontier slot holds (them, us) with `us` to move; its predecessors have
+                // `them` un-moved and to move, and are keyed by `us`: one key for all, and
+                // each one's image is its position's image with one point's image moved.
+                let pidx = &pw.idx;
+                let preds_of = |i: u32, them: u32, us: u32, out: &mut Vec<Vec<u32>>| {
                     let v = value_of(work.slots[i as usize].load(Relaxed));
                     let tag = if v == lost { WIN_TAG } else { 0 };
+                    let key = pidx.key(us);
+                    let image = pidx.image(&key, them);
                     let empty = !(us | them) & FULL;
                     let mut preds = [0u32; 64];
                     let mut np = 0;
@@ -457,6 +483,7 @@ pub fn solve_pair(
                         if topo.closes_mill(Bitboard(them), Point::from_index(to)) {
                             continue;
                         }
+                        let without = image ^ pidx.point_image(&key, to);
                         let mut froms = if fly {
                             empty
                         } else {
@@ -465,14 +492,15 @@ pub fn solve_pair(
                         while froms != 0 {
                             let from = froms.trailing_zeros() as usize;
                             froms &= froms - 1;
-                            preds[np] = pw.idx.index(them ^ (1 << to) ^ (1 << from), us);
+                            preds[np] =
+                                pidx.index_of_image(&key, without | pidx.point_image(&key, from));
                             np += 1;
                         }
                     }
                     let preds = &mut preds[..np];
                     // Predecessors differ in the mover's set only (`us` stays): they share
                     // slots only by a symmetry fixing `us`.
-                    if work.idx.us_is_symmetric(i) {
+                    if key.is_symmetric() {
                         preds.sort_unstable();
                     }
                     for k in 0..np {
@@ -513,12 +541,12 @@ pub fn solve_pair(
                                         lo,
                                         hi,
                                         is_frontier,
-                                        |i, us, them| preds_of(i, us, them, out),
+                                        |i, them, us| preds_of(i, them, us, out),
                                     );
                                 } else if wanted > 0 {
                                     for i in (lo..hi).filter(|&i| is_frontier(i)) {
-                                        let (us, them, _) = work.idx.unrank(i);
-                                        preds_of(i, us, them, out);
+                                        let (them, us, _) = work.idx.unrank(i);
+                                        preds_of(i, them, us, out);
                                     }
                                 }
                             }
@@ -598,11 +626,13 @@ pub fn solve_pair(
         }
     }
 
-    // Unsolved canonical positions are draws; other slots copy their canonical twin (which is
-    // canonical). One table at a time, each solving array dropped once its entries are out.
+    // Unsolved canonical positions are draws. Each slot of a file is mapped to the solving
+    // slot of its position (keyed the other way, always a canonical one), whose value it
+    // takes. One table at a time, each solving array dropped once its entries are out.
     let mut tables = Vec::new();
     for (work, &(x, y)) in works.into_iter().zip(&shapes) {
         let Work { idx, slots, .. } = work;
+        let file = SubIndex::new(rules.variant, x, y);
         let draw = Value::Draw.to_u16();
         let final_value = |word: u32| match value_of(word) {
             UNKNOWN => draw,
@@ -610,20 +640,21 @@ pub fn solve_pair(
         };
         // On huge pages: a later job of the same run looks its conversions up in this table
         // at random, and with small pages most of those look-ups would miss the TLB.
-        let mut entries: Vec<u16> = hugepages::filled(slots.len(), 0);
+        let mut entries: Vec<u16> = hugepages::filled(file.len(), 0);
+        // A file's slots in order are solving slots at random: their numbers are collected
+        // per `us` set and then read with prefetches running ahead.
         entries
-            .par_chunks_mut(1 << 12)
+            .par_chunks_mut(file.slots_per_us())
             .enumerate()
-            .for_each(|(c, out)| {
+            .for_each_init(Vec::<u32>::new, |at, (ci, out)| {
+                at.clear();
+                let us = file.us_set(ci);
+                file.for_each_them(ci, |them, _| at.push(idx.index(them, us)));
                 for (k, e) in out.iter_mut().enumerate() {
-                    let i = (c << 12) + k;
-                    let word = slots[i].load(Relaxed);
-                    *e = if counter_of(word) != NOT_CANONICAL {
-                        final_value(word)
-                    } else {
-                        let (us, them, _) = idx.unrank(i as u32);
-                        final_value(slots[idx.index(us, them) as usize].load(Relaxed))
-                    };
+                    if let Some(&ahead) = at.get(k + PREFETCH_AHEAD) {
+                        prefetch(&slots[ahead as usize]);
+                    }
+                    *e = final_value(slots[at[k] as usize].load(Relaxed));
                 }
             });
         drop(slots);

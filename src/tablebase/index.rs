@@ -96,7 +96,9 @@ pub struct UsIndex {
     pub canon: Vec<u32>,
     /// For each canonical set, the symmetries that fix it, as a bit mask (bit 0: identity).
     pub stab: Vec<u16>,
-    /// For each set (by colex rank): canonical number << 4 | a symmetry mapping it there.
+    /// For each set (by colex rank): canonical number << 5 | whether the canonical set has a
+    /// symmetry other than the identity << 4 | a symmetry mapping it there. One word holds all
+    /// that a slot computation needs from a random set, so that it costs one cache miss.
     map: Vec<u32>,
 }
 
@@ -124,13 +126,13 @@ impl UsIndex {
                         mask |= 1 << g;
                     }
                 }
-                map.push((canon.len() as u32) << 4);
+                map.push((canon.len() as u32) << 5 | ((mask != 1) as u32) << 4);
                 canon.push(s);
                 stab.push(mask);
             } else {
                 // The orbit's minimum is numerically smaller, so it was numbered already.
-                let ci = map[colex_rank(best) as usize] >> 4;
-                map.push(ci << 4 | best_g as u32);
+                let e = map[colex_rank(best) as usize] & !15;
+                map.push(e | best_g as u32);
             }
             if w == 0 || rank + 1 == total {
                 break;
@@ -222,12 +224,14 @@ impl SubIndex {
     pub fn key(&self, us: u32) -> UsKey {
         debug_assert_eq!(us.count_ones(), self.w as u32);
         let e = self.us.map[colex_rank(us) as usize];
-        let ci = (e >> 4) as usize;
+        let ci = (e >> 5) as usize;
+        let g = (e & 15) as u8;
         UsKey {
             base: ci as u32 * self.slots,
-            g: (e & 15) as u8,
-            stab: self.us.stab[ci],
-            free: !self.us.canon[ci] & 0xff_ffff,
+            g,
+            // Most canonical sets have no symmetry: their stabiliser is not loaded.
+            stab: if e & 16 != 0 { self.us.stab[ci] } else { 1 },
+            free: !self.syms.apply(g as usize, us) & 0xff_ffff,
             us,
         }
     }
@@ -237,7 +241,25 @@ impl SubIndex {
     pub fn index_with(&self, key: &UsKey, them: u32) -> u32 {
         debug_assert_eq!(them.count_ones(), self.b as u32);
         debug_assert_eq!(key.us & them, 0);
-        let mut t = self.syms.apply(key.g as usize, them);
+        self.index_of_image(key, self.image(key, them))
+    }
+
+    /// The image of a `them` set under the symmetry that `key` maps its `us` set with.
+    #[inline(always)]
+    pub fn image(&self, key: &UsKey, them: u32) -> u32 {
+        self.syms.apply(key.g as usize, them)
+    }
+
+    /// [`SubIndex::image`] of one point, as a set. Images are unions of these: the generator
+    /// finds a predecessor's image from its position's image by moving one point's image.
+    #[inline(always)]
+    pub fn point_image(&self, key: &UsKey, p: usize) -> u32 {
+        self.syms.point(key.g as usize, p)
+    }
+
+    /// [`SubIndex::index_with`] of a `them` set given by its [`SubIndex::image`] `t`.
+    #[inline]
+    pub fn index_of_image(&self, key: &UsKey, mut t: u32) -> u32 {
         if key.stab != 1 {
             let t0 = t;
             let mut m = key.stab & !1;
@@ -249,11 +271,23 @@ impl SubIndex {
         key.base + rank_in_free(t, key.free)
     }
 
-    /// Whether a symmetry other than the identity fixes the `us` set of slot `idx`. Only then
-    /// can positions that differ in the `them` set alone share a slot.
+    /// The smallest image of `t` under the symmetries fixing the `ci`-th canonical `us` set:
+    /// two `them` sets give the same position with that set iff their smallest images agree.
     #[inline]
-    pub fn us_is_symmetric(&self, idx: u32) -> bool {
-        self.us.stab[(idx / self.slots) as usize] != 1
+    pub fn smallest_image(&self, ci: usize, t: u32) -> u32 {
+        let mut m = self.us.stab[ci] & !1;
+        let mut best = t;
+        while m != 0 {
+            best = best.min(self.syms.apply(m.trailing_zeros() as usize, t));
+            m &= m - 1;
+        }
+        best
+    }
+
+    /// Whether a symmetry other than the identity fixes the `ci`-th canonical `us` set.
+    #[inline]
+    pub fn us_set_is_symmetric(&self, ci: usize) -> bool {
+        self.us.stab[ci] != 1
     }
 
     /// Number of canonical `us` sets; slots `ci * slots_per_us() ..` belong to the `ci`-th.

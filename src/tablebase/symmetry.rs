@@ -132,6 +132,12 @@ impl Symmetries {
         self.perms.is_empty()
     }
 
+    /// The image of point `p` under symmetry `g`, as a set.
+    #[inline(always)]
+    pub fn point(&self, g: usize, p: usize) -> u32 {
+        1 << self.perms[g][p]
+    }
+
     /// The image of a set of points under symmetry `g`.
     #[inline(always)]
     pub fn apply(&self, g: usize, bits: u32) -> u32 {
