@@ -303,6 +303,10 @@ pub fn solve_pair(
         .iter()
         .map(|&(x, y)| SubIndex::new(rules.variant, y, x))
         .collect();
+    let file_indexes: Vec<SubIndex> = shapes
+        .iter()
+        .map(|&(x, y)| SubIndex::new(rules.variant, x, y))
+        .collect();
 
     // Setup.
     let mut works = Vec::new();
@@ -424,10 +428,7 @@ pub fn solve_pair(
     }
     let setup_secs = start.elapsed().as_secs_f64();
     // Slots of the files (the solving slots are as many positions in a different layout).
-    let slots: u64 = shapes
-        .iter()
-        .map(|&(x, y)| SubIndex::new(rules.variant, x, y).len() as u64)
-        .sum();
+    let slots: u64 = file_indexes.iter().map(|f| f.len() as u64).sum();
     let positions: u64 = works
         .iter()
         .map(|w| {
@@ -630,9 +631,8 @@ pub fn solve_pair(
     // slot of its position (keyed the other way, always a canonical one), whose value it
     // takes. One table at a time, each solving array dropped once its entries are out.
     let mut tables = Vec::new();
-    for (work, &(x, y)) in works.into_iter().zip(&shapes) {
+    for ((work, &(x, y)), file) in works.into_iter().zip(&shapes).zip(file_indexes) {
         let Work { idx, slots, .. } = work;
-        let file = SubIndex::new(rules.variant, x, y);
         let draw = Value::Draw.to_u16();
         let final_value = |word: u32| match value_of(word) {
             UNKNOWN => draw,

@@ -97,8 +97,8 @@ pub struct UsIndex {
     /// For each canonical set, the symmetries that fix it, as a bit mask (bit 0: identity).
     pub stab: Vec<u16>,
     /// For each set (by colex rank): canonical number << 5 | whether the canonical set has a
-    /// symmetry other than the identity << 4 | a symmetry mapping it there. One word holds all
-    /// that a slot computation needs from a random set, so that it costs one cache miss.
+    /// symmetry other than the identity << 4 | a symmetry mapping it there: a key of a set
+    /// without a symmetry loads this word only.
     map: Vec<u32>,
 }
 
@@ -259,23 +259,21 @@ impl SubIndex {
 
     /// [`SubIndex::index_with`] of a `them` set given by its [`SubIndex::image`] `t`.
     #[inline]
-    pub fn index_of_image(&self, key: &UsKey, mut t: u32) -> u32 {
-        if key.stab != 1 {
-            let t0 = t;
-            let mut m = key.stab & !1;
-            while m != 0 {
-                t = t.min(self.syms.apply(m.trailing_zeros() as usize, t0));
-                m &= m - 1;
-            }
-        }
-        key.base + rank_in_free(t, key.free)
+    pub fn index_of_image(&self, key: &UsKey, t: u32) -> u32 {
+        key.base + rank_in_free(self.min_image(key.stab, t), key.free)
     }
 
     /// The smallest image of `t` under the symmetries fixing the `ci`-th canonical `us` set:
     /// two `them` sets give the same position with that set iff their smallest images agree.
     #[inline]
     pub fn smallest_image(&self, ci: usize, t: u32) -> u32 {
-        let mut m = self.us.stab[ci] & !1;
+        self.min_image(self.us.stab[ci], t)
+    }
+
+    /// The smallest image of `t` under the symmetries of mask `st`.
+    #[inline(always)]
+    fn min_image(&self, st: u16, t: u32) -> u32 {
+        let mut m = st & !1;
         let mut best = t;
         while m != 0 {
             best = best.min(self.syms.apply(m.trailing_zeros() as usize, t));
