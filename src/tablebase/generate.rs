@@ -40,7 +40,7 @@ use crate::topology::Topology;
 use crate::types::{Point, Rules};
 use rayon::prelude::*;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed};
 use std::time::Instant;
 
 const FULL: u32 = 0xff_ffff;
@@ -49,6 +49,10 @@ fn chunk_flags(slots: usize) -> Vec<AtomicBool> {
     (0..slots.div_ceil(1 << CHUNK_BITS))
         .map(|_| AtomicBool::new(false))
         .collect()
+}
+
+fn slot_bits(slots: usize) -> Vec<AtomicU64> {
+    (0..slots.div_ceil(64)).map(|_| AtomicU64::new(0)).collect()
 }
 
 /// Conversion summaries kept per position during solving.
@@ -131,12 +135,20 @@ struct Work {
     /// Per chunk of slots, whether the level before holds a slot solved in it...
     solved_before: Vec<AtomicBool>,
     /// ... and whether the current level solved one: most of the hundreds of levels solve
-    /// few positions, so the next level scans only the marked chunks.
+    /// few positions, so the next level looks only at the marked chunks.
     solved_now: Vec<AtomicBool>,
+    /// The same per slot, a bit each: a marked chunk's frontier is found from 128 bytes of
+    /// bits instead of its 4 KB of slot words (scanning slot words cost job 4v6 nine times
+    /// what its updates cost: 117 slots read per frontier slot).
+    bits_before: Vec<AtomicU64>,
+    bits_now: Vec<AtomicU64>,
 }
 
 /// Slots per chunk of [`Work::solved_now`].
 const CHUNK_BITS: u32 = 10;
+
+/// Words of [`Work::bits_now`] per chunk.
+const CHUNK_WORDS: usize = 1 << (CHUNK_BITS - 6);
 
 /// Slots per region of a level's updates (4 MB of slot words: the last-level cache holds one).
 const PART_BITS: u32 = 20;
@@ -189,7 +201,9 @@ impl Work {
                 Err(now) => word = now,
             }
         }
-        self.mark(i);
+        // Seeds are set by threads whose ranges may share a word of bits.
+        self.bits_now[i >> 6].fetch_or(1 << (i & 63), Relaxed);
+        self.mark_chunk(i);
         true
     }
 
@@ -206,22 +220,31 @@ impl Work {
         }
         if u & WIN_TAG != 0 {
             slot.store(word & !0xffff | Value::Win(n).to_u16() as u32, Relaxed);
-            self.mark(p);
+            self.mark_owned(p);
             return true;
         }
         // Never below zero: one decrement per distinct child.
         let word = word - COUNTER_ONE;
         if counter_of(word) == 0 && conv_loss_floor(conv_of(word)).is_some_and(|f| f <= n) {
             slot.store(word & !0xffff | Value::Loss(n).to_u16() as u32, Relaxed);
-            self.mark(p);
+            self.mark_owned(p);
             return true;
         }
         slot.store(word, Relaxed);
         false
     }
 
+    /// Marks a slot solved by the thread that owns its region (a region's words of bits are
+    /// its own, so no read-modify-write).
     #[inline]
-    fn mark(&self, i: usize) {
+    fn mark_owned(&self, i: usize) {
+        let bits = &self.bits_now[i >> 6];
+        bits.store(bits.load(Relaxed) | 1 << (i & 63), Relaxed);
+        self.mark_chunk(i);
+    }
+
+    #[inline]
+    fn mark_chunk(&self, i: usize) {
         let flag = &self.solved_now[i >> CHUNK_BITS];
         // A load first: the line stays shared while the flag is already set.
         if !flag.load(Relaxed) {
@@ -230,9 +253,10 @@ impl Work {
     }
 }
 
-/// Calls `f(us_after, to, closes_mill)` for every move of the side owning `us`.
+/// Calls `f(us_after, to, closes_mill)` for every move of the side owning `us`, until `f`
+/// returns false.
 #[inline(always)]
-fn for_each_move<F: FnMut(u32, usize, bool)>(
+fn for_each_move<F: FnMut(u32, usize, bool) -> bool>(
     topo: &Topology,
     fly: bool,
     us: u32,
@@ -253,13 +277,77 @@ fn for_each_move<F: FnMut(u32, usize, bool)>(
             let to = dests.trailing_zeros() as usize;
             dests &= dests - 1;
             let after = us ^ (1 << from) ^ (1 << to);
-            f(
+            if !f(
                 after,
                 to,
                 topo.closes_mill(Bitboard(after), Point::from_index(to)),
-            );
+            ) {
+                return;
+            }
         }
     }
+}
+
+/// The moves of the side owning `us` without a symmetry to merge children: how many close no
+/// mill, and the best of `mill_value(us_after)` over those that close one. The mills are found
+/// from the lines (a line with two of our points and an empty third is closed by every move
+/// to that point from off the line), the other moves are counted, not made; once a mill wins
+/// at once (`Value::Win(1)`) nothing else is needed, and the count returned is 0.
+#[inline(always)]
+fn count_moves(
+    topo: &Topology,
+    fly: bool,
+    us: u32,
+    them: u32,
+    mill_value: &mut impl FnMut(u32) -> Value,
+) -> (u8, Option<Value>) {
+    let empty = !(us | them) & FULL;
+    // Points that close a mill, and those that close two (a move there from anywhere does).
+    let (mut ready, mut twice) = (0u32, 0u32);
+    let mut line_at = [0u32; 24];
+    for &l in &topo.lines[..topo.line_count] {
+        if l & them == 0 && (l & us).count_ones() == 2 {
+            let p = (l & !us).trailing_zeros() as usize;
+            twice |= ready & 1 << p;
+            ready |= 1 << p;
+            line_at[p] = l;
+        }
+    }
+    let mut best: Option<Value> = None;
+    let mut mills = 0;
+    while ready != 0 {
+        let to = ready.trailing_zeros() as usize;
+        ready &= ready - 1;
+        let movers = if fly { us } else { topo.adjacent[to].0 & us };
+        let mut froms = if twice >> to & 1 != 0 {
+            movers
+        } else {
+            movers & !line_at[to]
+        };
+        mills += froms.count_ones();
+        while froms != 0 {
+            let from = froms.trailing_zeros();
+            froms &= froms - 1;
+            let v = mill_value(us ^ 1 << from ^ 1 << to);
+            let v = best.map_or(v, |b| b.max(v));
+            best = Some(v);
+            if v == Value::Win(1) {
+                return (0, best);
+            }
+        }
+    }
+    let moves = if fly {
+        us.count_ones() * empty.count_ones()
+    } else {
+        let mut froms = us;
+        let mut moves = 0;
+        while froms != 0 {
+            moves += (topo.adjacent[froms.trailing_zeros() as usize].0 & empty).count_ones();
+            froms &= froms - 1;
+        }
+        moves
+    };
+    ((moves - mills) as u8, best)
 }
 
 /// Solves sub-spaces (w, b) and (b, w) (one table when w == b). `smaller` must hold the tables
@@ -320,14 +408,13 @@ pub fn solve_pair(
         let mut words = hugepages::filled(idx.len(), pack(UNKNOWN, NOT_CANONICAL, C_NONE));
         // A chunk of slots shares the side not to move, so its conversions, which remove one
         // of that side's pieces, read as many blocks of the smaller table (of one mover set
-        // each) as there are pieces to remove: a few hundred kilobytes where the table has up
-        // to two gigabytes. They are looked up in two passes, the first collecting the slots
-        // that the mills lead to, the second reading them with prefetches running ahead.
+        // each) as there are pieces to remove: a few hundred kilobytes, in the cache, where the
+        // table has up to two gigabytes. A mill's value depends only on the mover's set after
+        // it (`them` is the chunk's), which several moves of the chunk's positions reach:
+        // each is valued once, in `memo` (by its offset in the chunk).
         words.par_chunks_mut(spu).enumerate().for_each_init(
-            || (Vec::<u32>::new(), Vec::<(u32, u32)>::new()),
-            |(looks, spans), (ci, words)| {
-                looks.clear();
-                spans.clear();
+            Vec::<u16>::new,
+            |memo, (ci, words)| {
                 // The side not to move, the same for every slot of the chunk: every child
                 // has it to move.
                 let them = idx.us_set(ci);
@@ -340,7 +427,29 @@ pub fn solve_pair(
                         rkeys[nk] = ct.index().key(them & !(1 << r.index()));
                         nk += 1;
                     }
+                    memo.clear();
+                    memo.resize(spu, UNKNOWN);
                 }
+                let mut mill_value = |after: u32| {
+                    let Some(ct) = conv_t else {
+                        return Value::Win(1);
+                    };
+                    let m = &mut memo[idx.offset_in_us_set(ci, after) as usize];
+                    if *m == UNKNOWN {
+                        let (cidx, entries) = (ct.index(), ct.entries());
+                        let mut best = Value::Loss(0);
+                        for k in &rkeys[..nk] {
+                            let v = Value::from_u16(entries[cidx.index_with(k, after) as usize])
+                                .expect("entries were checked when the table was read");
+                            best = best.max(Value::after_mill(v));
+                            if best == Value::Win(1) {
+                                break;
+                            }
+                        }
+                        *m = best.to_u16();
+                    }
+                    Value::from_u16(*m).expect("a memo holds values")
+                };
                 let mut i = 0;
                 idx.for_each_them(ci, |us, canonical| {
                     let slot = i;
@@ -348,74 +457,42 @@ pub fn solve_pair(
                     if !canonical {
                         return;
                     }
+                    if !symmetric {
+                        let (n, conv) = count_moves(topo, fly, us, them, &mut mill_value);
+                        words[slot] = pack(UNKNOWN, n, conv_code(conv));
+                        return;
+                    }
                     let mut kids = [0u32; 64];
                     let mut n = 0;
-                    let mut win1 = false;
-                    let start = looks.len();
+                    let mut conv: Option<Value> = None;
                     for_each_move(topo, fly, us, them, |after, _to, mill| {
                         if mill {
-                            let Some(ct) = conv_t else {
-                                win1 = true;
-                                return;
-                            };
-                            let cidx = ct.index();
-                            looks.extend(rkeys[..nk].iter().map(|k| cidx.index_with(k, after)));
-                        } else {
-                            // Without a symmetry every move is a child of its own (see
-                            // below), and the count is all the setup needs.
-                            if symmetric {
-                                kids[n] = idx.smallest_image(ci, after);
-                            }
-                            n += 1;
+                            let v = mill_value(after);
+                            let best = conv.map_or(v, |c| c.max(v));
+                            conv = Some(best);
+                            // Nothing beats a mill that wins at once, and the position's
+                            // counter is never read: it is solved at level 1, before any
+                            // won child can count down (the first frontier holds losses).
+                            return best != Value::Win(1);
                         }
+                        // Without a symmetry every move is a child of its own (see below),
+                        // and the count is all the setup needs.
+                        if symmetric {
+                            kids[n] = idx.smallest_image(ci, after);
+                        }
+                        n += 1;
+                        true
                     });
                     // Different moves lead to different positions with the same `them`,
                     // which are one position only by a symmetry fixing `them`.
                     let mut distinct = n;
-                    if symmetric {
+                    if symmetric && n > 0 {
                         let kids = &mut kids[..n];
                         kids.sort_unstable();
                         distinct = 1 + kids.windows(2).filter(|p| p[0] != p[1]).count();
-                        distinct = distinct.min(n);
                     }
-                    let conv = if win1 {
-                        C_WIN1
-                    } else {
-                        if looks.len() > start {
-                            spans.push((slot as u32, start as u32));
-                        }
-                        C_NONE
-                    };
-                    words[slot] = pack(UNKNOWN, distinct as u8, conv);
+                    words[slot] = pack(UNKNOWN, distinct as u8, conv_code(conv));
                 });
-                let Some(ct) = conv_t else { return };
-                let entries = ct.entries();
-                spans.push((0, looks.len() as u32));
-                // The next look-up to prefetch: it runs ahead of the reads, and skips what
-                // an early end of a position's look-ups leaves unread.
-                let mut ahead = 0;
-                for s in 0..spans.len() - 1 {
-                    let (slot, lo) = spans[s];
-                    let hi = spans[s + 1].1;
-                    let mut best = Value::Loss(0);
-                    for k in lo as usize..hi as usize {
-                        ahead = ahead.max(k);
-                        while ahead < looks.len().min(k + PREFETCH_AHEAD) {
-                            prefetch(&entries[looks[ahead] as usize]);
-                            ahead += 1;
-                        }
-                        let v = Value::from_u16(entries[looks[k] as usize])
-                            .expect("entries were checked when the table was read");
-                        best = best.max(Value::after_mill(v));
-                        // Nothing beats a mill that wins at once (about half the look-ups
-                        // of job 5v7 come after one).
-                        if best == Value::Win(1) {
-                            break;
-                        }
-                    }
-                    let word = &mut words[slot as usize];
-                    *word = pack(UNKNOWN, counter_of(*word), conv_code(Some(best)));
-                }
             },
         );
         works.push(Work {
@@ -424,6 +501,8 @@ pub fn solve_pair(
             slots: words.into_iter().map(AtomicU32::new).collect(),
             solved_before: chunk_flags(idx.len()),
             solved_now: chunk_flags(idx.len()),
+            bits_before: slot_bits(idx.len()),
+            bits_now: slot_bits(idx.len()),
         });
     }
     let setup_secs = start.elapsed().as_secs_f64();
@@ -449,6 +528,10 @@ pub fn solve_pair(
     // Per thread, the buckets of a batch's updates, kept from batch to batch so that their
     // memory is allocated (and faulted in) once.
     let mut pool: Vec<Vec<Vec<u32>>> = Vec::new();
+    // What the levels cost, for the debug log: chunks scanned, frontier slots, predecessor
+    // updates, and the seconds spent making and applying them.
+    let (mut scanned, mut fronts, mut updates) = (0u64, 0u64, 0u64);
+    let (mut gen_secs, mut upd_secs) = (0f64, 0f64);
     loop {
         let mut found = 0u64;
         if n > 0 {
@@ -461,16 +544,15 @@ pub fn solve_pair(
                 let fly = rules.flying && y == 3;
                 // Every predecessor of a frontier slot, tagged with what it learns: a lost
                 // child makes it a win, a won child takes one from its counter.
-                let is_frontier = |i: u32| {
-                    let v = value_of(work.slots[i as usize].load(Relaxed));
-                    v == won || v == lost
-                };
+                let bits = &work.bits_before;
+                let is_frontier = |i: u32| bits[i as usize >> 6].load(Relaxed) >> (i & 63) & 1 != 0;
                 // A frontier slot holds (them, us) with `us` to move; its predecessors have
                 // `them` un-moved and to move, and are keyed by `us`: one key for all, and
                 // each one's image is its position's image with one point's image moved.
                 let pidx = &pw.idx;
                 let preds_of = |i: u32, them: u32, us: u32, out: &mut Vec<Vec<u32>>| {
                     let v = value_of(work.slots[i as usize].load(Relaxed));
+                    debug_assert!(v == won || v == lost, "slot {i} marked at level {n}");
                     let tag = if v == lost { WIN_TAG } else { 0 };
                     let key = pidx.key(us);
                     let image = pidx.image(&key, them);
@@ -519,7 +601,10 @@ pub fn solve_pair(
                     .collect();
                 let len = work.slots.len();
                 let tasks = rayon::current_num_threads().max(1);
+                scanned += frontier.len() as u64;
+                let level_fronts = std::sync::atomic::AtomicU64::new(0);
                 for batch in frontier.chunks(BATCH_CHUNKS) {
+                    let t0 = Instant::now();
                     // Updates go to buckets by the region of the table they touch, and each
                     // region is then updated by one thread: the random accesses of a region
                     // stay in the cache and need no atomic read-modify-write.
@@ -536,7 +621,13 @@ pub fn solve_pair(
                             for &c in cs {
                                 let lo = (c << CHUNK_BITS) as u32;
                                 let hi = len.min((c + 1) << CHUNK_BITS) as u32;
-                                let wanted = (lo..hi).filter(|&i| is_frontier(i)).count();
+                                let words =
+                                    &bits[c * CHUNK_WORDS..bits.len().min((c + 1) * CHUNK_WORDS)];
+                                let wanted: usize = words
+                                    .iter()
+                                    .map(|b| b.load(Relaxed).count_ones() as usize)
+                                    .sum();
+                                level_fronts.fetch_add(wanted as u64, Relaxed);
                                 if wanted >= DENSE_CHUNK {
                                     work.idx.for_each_slot_in(
                                         lo,
@@ -544,14 +635,22 @@ pub fn solve_pair(
                                         is_frontier,
                                         |i, them, us| preds_of(i, them, us, out),
                                     );
-                                } else if wanted > 0 {
-                                    for i in (lo..hi).filter(|&i| is_frontier(i)) {
-                                        let (them, us, _) = work.idx.unrank(i);
-                                        preds_of(i, them, us, out);
+                                } else {
+                                    for (k, b) in words.iter().enumerate() {
+                                        let mut m = b.load(Relaxed);
+                                        while m != 0 {
+                                            let i = lo + (k as u32) * 64 + m.trailing_zeros();
+                                            m &= m - 1;
+                                            let (them, us, _) = work.idx.unrank(i);
+                                            preds_of(i, them, us, out);
+                                        }
                                     }
                                 }
                             }
                         });
+                    let t1 = Instant::now();
+                    gen_secs += (t1 - t0).as_secs_f64();
+                    updates += pool.iter().flatten().map(|b| b.len() as u64).sum::<u64>();
                     let buckets = &pool;
                     found += (0..parts)
                         .into_par_iter()
@@ -569,7 +668,9 @@ pub fn solve_pair(
                             newly
                         })
                         .sum::<u64>();
+                    upd_secs += t1.elapsed().as_secs_f64();
                 }
+                fronts += level_fronts.into_inner();
             }
         }
         if n == 0 || n == 1 || n == LIMIT + 1 {
@@ -600,9 +701,18 @@ pub fn solve_pair(
         }
         for work in &mut works {
             std::mem::swap(&mut work.solved_before, &mut work.solved_now);
-            work.solved_now
-                .par_iter()
-                .for_each(|f| f.store(false, Relaxed));
+            std::mem::swap(&mut work.bits_before, &mut work.bits_now);
+            // What the level before last marked: only its chunks have bits to clear.
+            let bits = &work.bits_now;
+            work.solved_now.par_iter().enumerate().for_each(|(c, f)| {
+                if f.load(Relaxed) {
+                    f.store(false, Relaxed);
+                    let end = bits.len().min((c + 1) * CHUNK_WORDS);
+                    bits[c * CHUNK_WORDS..end]
+                        .iter()
+                        .for_each(|b| b.store(0, Relaxed));
+                }
+            });
         }
         if last_report.elapsed().as_secs_f64() >= 2.0 {
             last_report = Instant::now();
@@ -612,6 +722,7 @@ pub fn solve_pair(
                 start.elapsed().as_secs_f64()
             ));
         }
+        log::trace!("{w}v{b} level {n}: {found} solved");
         if found > 0 {
             levels += 1;
             n += 1;
@@ -627,6 +738,14 @@ pub fn solve_pair(
         }
     }
 
+    log::debug!(
+        "{w}v{b} levels: {scanned} chunks scanned ({} slots), {fronts} frontier slots, \
+         {updates} updates; {gen_secs:.1}s making them, {upd_secs:.1}s applying them, \
+         {:.1}s in all after a setup of {setup_secs:.1}s",
+        scanned << CHUNK_BITS,
+        start.elapsed().as_secs_f64() - setup_secs
+    );
+    let map_start = Instant::now();
     // Unsolved canonical positions are draws. Each slot of a file is mapped to the solving
     // slot of its position (keyed the other way, always a canonical one), whose value it
     // takes. One table at a time, each solving array dropped once its entries are out.
@@ -660,6 +779,10 @@ pub fn solve_pair(
         drop(slots);
         tables.push(Table::from_entries(rules, x, y, entries));
     }
+    log::debug!(
+        "{w}v{b} mapped to the files' layout in {:.1}s",
+        map_start.elapsed().as_secs_f64()
+    );
     let secs = start.elapsed().as_secs_f64();
     Ok((
         tables,
@@ -719,9 +842,6 @@ pub fn value_from_children_with<S: Values + ?Sized, C: Values + ?Sized>(
     let mut best: Option<Value> = None;
     let mut err = None;
     for_each_move(topo, fly, us, them, |after, _to, mill| {
-        if err.is_some() {
-            return;
-        }
         let v = if mill {
             match conv {
                 None => Ok(Value::Win(1)),
@@ -743,6 +863,7 @@ pub fn value_from_children_with<S: Values + ?Sized, C: Values + ?Sized>(
             Ok(v) => best = Some(best.map_or(v, |b| b.max(v))),
             Err(e) => err = Some(e),
         }
+        err.is_none()
     });
     match err {
         Some(e) => Err(e),

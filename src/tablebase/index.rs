@@ -282,6 +282,13 @@ impl SubIndex {
         best
     }
 
+    /// Where the position (`ci`-th canonical `us` set, `t`) lies among that set's slots, as
+    /// it is, without a symmetry: its slot is `ci * slots_per_us()` plus this.
+    #[inline]
+    pub fn offset_in_us_set(&self, ci: usize, t: u32) -> u32 {
+        rank_in_free(t, !self.us.canon[ci] & 0xff_ffff)
+    }
+
     /// Whether a symmetry other than the identity fixes the `ci`-th canonical `us` set.
     #[inline]
     pub fn us_set_is_symmetric(&self, ci: usize) -> bool {
@@ -511,10 +518,12 @@ mod tests {
             for (w, b) in [(3, 3), (4, 5), (3, 0), (1, 1), (12, 12), (9, 3)] {
                 let sub = SubIndex::new(variant, w, b);
                 for ci in (0..sub.us_count()).step_by(7) {
-                    let mut i = (ci * sub.slots_per_us()) as u32;
+                    let base = (ci * sub.slots_per_us()) as u32;
+                    let mut i = base;
                     sub.for_each_them(ci, |t, canonical| {
                         let (_, t0, c0) = sub.unrank(i);
                         assert_eq!((t, canonical), (t0, c0), "{w}v{b} slot {i}");
+                        assert_eq!(base + sub.offset_in_us_set(ci, t), i);
                         i += 1;
                     });
                     assert_eq!(
