@@ -142,6 +142,10 @@ struct Work {
     /// what its updates cost: 117 slots read per frontier slot).
     bits_before: Vec<AtomicU64>,
     bits_now: Vec<AtomicU64>,
+    /// Which of those are losses: a frontier slot's predecessors learn what they learn
+    /// without its word being read (a cache miss for most frontier slots of a sparse level).
+    lost_before: Vec<AtomicU64>,
+    lost_now: Vec<AtomicU64>,
 }
 
 /// Slots per chunk of [`Work::solved_now`].
@@ -203,6 +207,9 @@ impl Work {
         }
         // Seeds are set by threads whose ranges may share a word of bits.
         self.bits_now[i >> 6].fetch_or(1 << (i & 63), Relaxed);
+        if let Value::Loss(_) = v {
+            self.lost_now[i >> 6].fetch_or(1 << (i & 63), Relaxed);
+        }
         self.mark_chunk(i);
         true
     }
@@ -220,14 +227,14 @@ impl Work {
         }
         if u & WIN_TAG != 0 {
             slot.store(word & !0xffff | Value::Win(n).to_u16() as u32, Relaxed);
-            self.mark_owned(p);
+            self.mark_owned(p, false);
             return true;
         }
         // Never below zero: one decrement per distinct child.
         let word = word - COUNTER_ONE;
         if counter_of(word) == 0 && conv_loss_floor(conv_of(word)).is_some_and(|f| f <= n) {
             slot.store(word & !0xffff | Value::Loss(n).to_u16() as u32, Relaxed);
-            self.mark_owned(p);
+            self.mark_owned(p, true);
             return true;
         }
         slot.store(word, Relaxed);
@@ -237,9 +244,13 @@ impl Work {
     /// Marks a slot solved by the thread that owns its region (a region's words of bits are
     /// its own, so no read-modify-write).
     #[inline]
-    fn mark_owned(&self, i: usize) {
+    fn mark_owned(&self, i: usize, lost: bool) {
         let bits = &self.bits_now[i >> 6];
         bits.store(bits.load(Relaxed) | 1 << (i & 63), Relaxed);
+        if lost {
+            let bits = &self.lost_now[i >> 6];
+            bits.store(bits.load(Relaxed) | 1 << (i & 63), Relaxed);
+        }
         self.mark_chunk(i);
     }
 
@@ -424,7 +435,13 @@ pub fn solve_pair(
                 let mut nk = 0;
                 if let Some(ct) = conv_t {
                     for r in topo.removable(Bitboard(them)) {
-                        rkeys[nk] = ct.index().key(them & !(1 << r.index()));
+                        let key = ct.index().key(them & !(1 << r.index()));
+                        // The chunk reads these blocks at random: asked for all at once,
+                        // their lines come at the memory's rate instead of one miss a read.
+                        for line in ct.entries()[ct.index().slots_of(&key)].chunks(32) {
+                            prefetch(&line[0]);
+                        }
+                        rkeys[nk] = key;
                         nk += 1;
                     }
                     memo.clear();
@@ -503,6 +520,8 @@ pub fn solve_pair(
             solved_now: chunk_flags(idx.len()),
             bits_before: slot_bits(idx.len()),
             bits_now: slot_bits(idx.len()),
+            lost_before: slot_bits(idx.len()),
+            lost_now: slot_bits(idx.len()),
         });
     }
     let setup_secs = start.elapsed().as_secs_f64();
@@ -550,10 +569,14 @@ pub fn solve_pair(
                 // `them` un-moved and to move, and are keyed by `us`: one key for all, and
                 // each one's image is its position's image with one point's image moved.
                 let pidx = &pw.idx;
+                let lost_bits = &work.lost_before;
                 let preds_of = |i: u32, them: u32, us: u32, out: &mut Vec<Vec<u32>>| {
-                    let v = value_of(work.slots[i as usize].load(Relaxed));
-                    debug_assert!(v == won || v == lost, "slot {i} marked at level {n}");
-                    let tag = if v == lost { WIN_TAG } else { 0 };
+                    let is_lost = lost_bits[i as usize >> 6].load(Relaxed) >> (i & 63) & 1 != 0;
+                    debug_assert!({
+                        let v = value_of(work.slots[i as usize].load(Relaxed));
+                        v == if is_lost { lost } else { won }
+                    });
+                    let tag = if is_lost { WIN_TAG } else { 0 };
                     let key = pidx.key(us);
                     let image = pidx.image(&key, them);
                     let empty = !(us | them) & FULL;
@@ -702,15 +725,15 @@ pub fn solve_pair(
         for work in &mut works {
             std::mem::swap(&mut work.solved_before, &mut work.solved_now);
             std::mem::swap(&mut work.bits_before, &mut work.bits_now);
+            std::mem::swap(&mut work.lost_before, &mut work.lost_now);
             // What the level before last marked: only its chunks have bits to clear.
-            let bits = &work.bits_now;
+            let (bits, lost) = (&work.bits_now, &work.lost_now);
             work.solved_now.par_iter().enumerate().for_each(|(c, f)| {
                 if f.load(Relaxed) {
                     f.store(false, Relaxed);
-                    let end = bits.len().min((c + 1) * CHUNK_WORDS);
-                    bits[c * CHUNK_WORDS..end]
-                        .iter()
-                        .for_each(|b| b.store(0, Relaxed));
+                    let words = c * CHUNK_WORDS..bits.len().min((c + 1) * CHUNK_WORDS);
+                    bits[words.clone()].iter().for_each(|b| b.store(0, Relaxed));
+                    lost[words].iter().for_each(|b| b.store(0, Relaxed));
                 }
             });
         }

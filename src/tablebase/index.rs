@@ -257,6 +257,12 @@ impl SubIndex {
         self.syms.point(key.g as usize, p)
     }
 
+    /// The slots of `key`'s `us` set: every [`SubIndex::index_with`] of the key lies in them.
+    #[inline]
+    pub fn slots_of(&self, key: &UsKey) -> std::ops::Range<usize> {
+        key.base as usize..(key.base + self.slots) as usize
+    }
+
     /// [`SubIndex::index_with`] of a `them` set given by its [`SubIndex::image`] `t`.
     #[inline]
     pub fn index_of_image(&self, key: &UsKey, t: u32) -> u32 {
