@@ -715,9 +715,20 @@ impl Table {
             path: p.to_path_buf(),
             source: e,
         };
+        let t0 = std::time::Instant::now();
+        let bytes = self.to_bytes();
+        let t1 = std::time::Instant::now();
         let mut f = fs::File::create(&tmp).map_err(|e| io_err(&tmp, e))?;
-        f.write_all(&self.to_bytes()).map_err(|e| io_err(&tmp, e))?;
+        f.write_all(&bytes).map_err(|e| io_err(&tmp, e))?;
+        let t2 = std::time::Instant::now();
         f.sync_all().map_err(|e| io_err(&tmp, e))?;
+        log::debug!(
+            "{}: encoded in {:.2}s, written in {:.2}s, synced in {:.2}s",
+            path.display(),
+            (t1 - t0).as_secs_f64(),
+            (t2 - t1).as_secs_f64(),
+            t2.elapsed().as_secs_f64()
+        );
         drop(f);
         fs::rename(&tmp, path).map_err(|e| io_err(path, e))
     }
