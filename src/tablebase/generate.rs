@@ -547,9 +547,9 @@ pub fn solve_pair(
     // Per thread, the buckets of a batch's updates, kept from batch to batch so that their
     // memory is allocated (and faulted in) once.
     let mut pool: Vec<Vec<Vec<u32>>> = Vec::new();
-    // What the levels cost, for the debug log: chunks scanned, frontier slots, predecessor
+    // What the levels cost, for the debug log: chunks visited, frontier slots, predecessor
     // updates, and the seconds spent making and applying them.
-    let (mut scanned, mut fronts, mut updates) = (0u64, 0u64, 0u64);
+    let (mut visited, mut fronts, mut updates) = (0u64, 0u64, 0u64);
     let (mut gen_secs, mut upd_secs) = (0f64, 0f64);
     loop {
         let mut found = 0u64;
@@ -624,7 +624,7 @@ pub fn solve_pair(
                     .collect();
                 let len = work.slots.len();
                 let tasks = rayon::current_num_threads().max(1);
-                scanned += frontier.len() as u64;
+                visited += frontier.len() as u64;
                 let level_fronts = std::sync::atomic::AtomicU64::new(0);
                 for batch in frontier.chunks(BATCH_CHUNKS) {
                     let t0 = Instant::now();
@@ -762,10 +762,10 @@ pub fn solve_pair(
     }
 
     log::debug!(
-        "{w}v{b} levels: {scanned} chunks scanned ({} slots), {fronts} frontier slots, \
+        "{w}v{b} levels: {visited} chunks visited ({} slots), {fronts} frontier slots, \
          {updates} updates; {gen_secs:.1}s making them, {upd_secs:.1}s applying them, \
          {:.1}s in all after a setup of {setup_secs:.1}s",
-        scanned << CHUNK_BITS,
+        visited << CHUNK_BITS,
         start.elapsed().as_secs_f64() - setup_secs
     );
     let map_start = Instant::now();
