@@ -655,21 +655,26 @@ impl Table {
         let mut wdl = wdl;
         wdl.extend(maxima(&self.entries, GROUP_SLOTS as usize));
         let k = BLOCK_SLOTS as usize;
-        // Each block with its checksum, both made in parallel.
+        // Each block with its checksum, both made in parallel. One compression context per
+        // thread: making one per 16 KB block (`zstd::bulk::compress`) took job 5v6 of nine
+        // 2.4 s of encoding where a kept one takes 1.95 s, and it writes the same bytes.
         let blocks: Vec<(Vec<u8>, u64)> = self
             .entries
             .par_chunks(k)
-            .map(|chunk| {
-                let mut raw = Vec::with_capacity(2 * chunk.len());
-                raw.extend(chunk.iter().map(|&e| e as u8));
-                raw.extend(chunk.iter().map(|&e| (e >> 8) as u8));
-                let stored = match zstd::bulk::compress(&raw, ZSTD_LEVEL) {
-                    Ok(c) if c.len() < raw.len() => c,
-                    _ => raw,
-                };
-                let sum = fnv1a64(&stored);
-                (stored, sum)
-            })
+            .map_init(
+                || zstd::bulk::Compressor::new(ZSTD_LEVEL).expect("a zstd context"),
+                |zc, chunk| {
+                    let mut raw = Vec::with_capacity(2 * chunk.len());
+                    raw.extend(chunk.iter().map(|&e| e as u8));
+                    raw.extend(chunk.iter().map(|&e| (e >> 8) as u8));
+                    let stored = match zc.compress(&raw) {
+                        Ok(c) if c.len() < raw.len() => c,
+                        _ => raw,
+                    };
+                    let sum = fnv1a64(&stored);
+                    (stored, sum)
+                },
+            )
             .collect();
         let mut h = Header {
             rules: self.rules,
