@@ -630,7 +630,6 @@ pub fn solve_pair(
                 let len = work.slots.len();
                 let tasks = rayon::current_num_threads().max(1);
                 visited += frontier.len() as u64;
-                let level_fronts = std::sync::atomic::AtomicU64::new(0);
                 for batch in frontier.chunks(BATCH_CHUNKS) {
                     let t0 = Instant::now();
                     // Updates go to buckets by the region of the table they touch, and each
@@ -642,10 +641,12 @@ pub fn solve_pair(
                         buckets.resize_with(parts, Vec::new);
                         buckets.iter_mut().for_each(Vec::clear);
                     }
-                    batch
+                    fronts += batch
                         .par_chunks(per_task)
                         .zip(pool.par_iter_mut())
-                        .for_each(|(cs, out)| {
+                        .map(|(cs, out)| {
+                            // Counted per task: a shared counter would bounce between cores.
+                            let mut task_fronts = 0u64;
                             for &c in cs {
                                 let lo = (c << CHUNK_BITS) as u32;
                                 let hi = len.min((c + 1) << CHUNK_BITS) as u32;
@@ -655,7 +656,7 @@ pub fn solve_pair(
                                     .iter()
                                     .map(|b| b.load(Relaxed).count_ones() as usize)
                                     .sum();
-                                level_fronts.fetch_add(wanted as u64, Relaxed);
+                                task_fronts += wanted as u64;
                                 if wanted >= DENSE_CHUNK {
                                     work.idx.for_each_slot_in(
                                         lo,
@@ -675,7 +676,9 @@ pub fn solve_pair(
                                     }
                                 }
                             }
-                        });
+                            task_fronts
+                        })
+                        .sum::<u64>();
                     let t1 = Instant::now();
                     gen_secs += (t1 - t0).as_secs_f64();
                     updates += pool.iter().flatten().map(|b| b.len() as u64).sum::<u64>();
@@ -698,7 +701,6 @@ pub fn solve_pair(
                         .sum::<u64>();
                     upd_secs += t1.elapsed().as_secs_f64();
                 }
-                fronts += level_fronts.into_inner();
             }
         }
         if n == 0 || n == 1 || n == LIMIT + 1 {
