@@ -185,6 +185,14 @@ impl Engine {
         Ok(n)
     }
 
+    /// How many placing-phase sectors of `rules` the tables hold, and whether that is all of
+    /// them (then every placing root is answered from the tables).
+    pub fn placing_sectors(&self, rules: Rules) -> (usize, bool) {
+        self.tablebase.as_ref().map_or((0, false), |tb| {
+            (tb.placing_count(rules), tb.covers_placing_phase(rules))
+        })
+    }
+
     /// Uses the proven values in `path` (a file of `mill-tb book` or a checkpoint of `mill-tb
     /// solve`) from the next search on, or none. Returns the book's entries and rules; on
     /// error the previous book stays.
@@ -378,7 +386,7 @@ fn restrict_to_table_moves(
     limits: &mut Limits,
     ultra_strong: bool,
 ) -> Option<Vec<(Move, i32)>> {
-    if game.outcome().is_some() {
+    if game.outcome().is_some() || !game.position().is_moving_phase() {
         return None;
     }
     let root = tb.probe_root(game.position())?;
@@ -414,6 +422,43 @@ fn restrict_to_table_moves(
             .map(|(m, p)| (*m, table_score(p)))
             .collect(),
     )
+}
+
+/// At a placing root the placing-phase tables cover, keeps the moves that keep the tables'
+/// value (every one: a placing win has no distance to hurry, so the search chooses among them
+/// by its evaluation, as among a solve's keeping moves). Returns the root's exact score in the
+/// solved convention ([`solved_score`]), or `None` when a move leads outside the tables.
+fn restrict_to_placing_tables(
+    tb: &Tablebase,
+    game: &Game,
+    limits: &mut Limits,
+    ultra_strong: bool,
+) -> Option<i32> {
+    let pos = game.position();
+    if pos.is_moving_phase() || game.outcome().is_some() {
+        return None;
+    }
+    let root = tb.probe_root(pos)?;
+    let value = root.probe.wdl.real();
+    let allowed = |m: &Move| limits.searchmoves.is_empty() || limits.searchmoves.contains(m);
+    let mut keep: Vec<Move> = root
+        .moves
+        .iter()
+        .filter(|(m, p)| p.wdl.real() == value && allowed(m))
+        .map(|&(m, _)| m)
+        .collect();
+    if !ultra_strong {
+        keep.truncate(1);
+    }
+    log::debug!(
+        "placing tables at the root: {value:?}, {} moves kept",
+        keep.len()
+    );
+    // A user's searchmoves that the tables reject all are searched as asked.
+    if !keep.is_empty() {
+        limits.searchmoves = keep;
+    }
+    Some(solved_score(pos, value))
 }
 
 /// Pieces in hand (both sides together) up to which a placing-phase root is solved without a
@@ -602,7 +647,14 @@ fn run(
     let mut limits = limits.clone();
     let table_scores =
         tablebase.and_then(|tb| restrict_to_table_moves(tb, game, &mut limits, ctx.ultra_strong));
-    let solved = if table_scores.is_none() && ctx.skill.is_full() {
+    let placing_tables = if ctx.skill.is_full() {
+        tablebase.and_then(|tb| restrict_to_placing_tables(tb, game, &mut limits, ctx.ultra_strong))
+    } else {
+        None
+    };
+    let solved = if placing_tables.is_some() {
+        placing_tables
+    } else if table_scores.is_none() && ctx.skill.is_full() {
         restrict_to_solved_moves(ctx, game, &mut limits)
     } else {
         None
@@ -627,7 +679,7 @@ fn run(
         tt: &ctx.tt,
         stop: &ctx.stop,
         nodes: AtomicU64::new(0),
-        tbhits: AtomicU64::new(table_scores.is_some() as u64),
+        tbhits: AtomicU64::new((table_scores.is_some() || placing_tables.is_some()) as u64),
         start: ctx.start,
         budget: search::budget_for(limits, pos),
         node_limit: limits.nodes,

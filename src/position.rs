@@ -402,6 +402,42 @@ impl Position {
         Ok(p)
     }
 
+    /// The position with these piece sets (bit `i`: point `i`), hands and side to move, with
+    /// the 100-ply counter at 0 and the move number that the pieces placed imply: what the
+    /// table tools need to turn a slot into a position. Checked as [`Position::from_fen`] checks.
+    pub fn from_sets(
+        rules: Rules,
+        white: u32,
+        black: u32,
+        hw: u8,
+        hb: u8,
+        side: Color,
+    ) -> Result<Position, ParsePositionError> {
+        let n = rules.variant.pieces();
+        let placed = (2 * n).saturating_sub(hw.saturating_add(hb)) as u32;
+        let plies = if hw > 0 || hb > 0 {
+            placed
+        } else {
+            2 * n as u32 + (side == Color::Black) as u32
+        };
+        let p = Position {
+            board: ByColor::new(Bitboard(white & 0xff_ffff), Bitboard(black & 0xff_ffff)),
+            hand: ByColor::new(hw, hb),
+            side,
+            rule50: 0,
+            fullmove: plies.saturating_sub((side == Color::Black) as u32) / 2 + 1,
+            hash: 0,
+            rules,
+            topo: Topology::of(rules.variant),
+        };
+        if white & black != 0 || (white | black) >> 24 != 0 {
+            return Err(ParsePositionError::Board(
+                "the two sides' sets overlap or leave the board".into(),
+            ));
+        }
+        Position::from_fen(&p.to_fen(), rules)
+    }
+
     /// The position string of RULES.md.
     pub fn to_fen(&self) -> String {
         let mut s = String::with_capacity(48);

@@ -332,6 +332,18 @@ impl Session {
                         "info string endgame tables: {n} sub-spaces of {} in {d}",
                         self.rules
                     ));
+                    let (sectors, complete) = self.engine.placing_sectors(self.rules);
+                    if sectors > 0 {
+                        self.out.line(&format!(
+                            "info string placing tables: {sectors} sectors of {} in {d}{}",
+                            self.rules,
+                            if complete {
+                                " (complete: every placing position)"
+                            } else {
+                                ""
+                            }
+                        ));
+                    }
                 }
             }
         }

@@ -191,7 +191,7 @@ pub struct SubIndex {
 impl SubIndex {
     /// The index of sub-space (w, b) of a variant; `w + b <= 24`.
     pub fn new(variant: Variant, w: u8, b: u8) -> SubIndex {
-        assert!(w as usize + b as usize <= 24 && w >= 1);
+        assert!(w as usize + b as usize <= 24);
         SubIndex {
             w,
             b,
@@ -410,7 +410,7 @@ fn colex_unrank(mut r: u32, k: usize) -> u32 {
 
 /// The next set of as many numbers in colex (numeric) order; `c` must not be empty.
 #[inline(always)]
-fn next_combination(c: u32) -> u32 {
+pub(crate) fn next_combination(c: u32) -> u32 {
     let t = c | (c - 1);
     (t + 1) | (((!t & (t + 1)) - 1) >> (c.trailing_zeros() + 1))
 }
@@ -432,10 +432,10 @@ fn deposit_slow(c: u32, mut free: u32) -> u32 {
 }
 
 /// [`deposit_slow`] by byte tables built for one set of free points: three look-ups a set.
-struct Deposit([[u32; 256]; 3]);
+pub(crate) struct Deposit([[u32; 256]; 3]);
 
 impl Deposit {
-    fn new(mut free: u32) -> Deposit {
+    pub(crate) fn new(mut free: u32) -> Deposit {
         let mut dep = [[0u32; 256]; 3];
         for d in dep.iter_mut() {
             let mut pts = [0u32; 8];
@@ -453,7 +453,7 @@ impl Deposit {
     }
 
     #[inline(always)]
-    fn apply(&self, c: u32) -> u32 {
+    pub(crate) fn apply(&self, c: u32) -> u32 {
         self.0[0][(c & 0xff) as usize]
             | self.0[1][((c >> 8) & 0xff) as usize]
             | self.0[2][((c >> 16) & 0xff) as usize]
@@ -464,7 +464,7 @@ impl Deposit {
 /// points of `t` are packed down onto the free-point numbers byte by byte ([`PEXT8`]), then
 /// ranked by [`colex_rank`]. Every predecessor the generator finds is indexed through this.
 #[inline(always)]
-fn rank_in_free(t: u32, free: u32) -> u32 {
+pub(crate) fn rank_in_free(t: u32, free: u32) -> u32 {
     debug_assert_eq!(t & !free, 0);
     let (f0, f1, f2) = (free & 0xff, (free >> 8) & 0xff, free >> 16);
     let c = PEXT8[f0 as usize][(t & 0xff) as usize] as u32

@@ -105,9 +105,10 @@
 
 pub mod format;
 mod generate;
-mod hugepages;
-mod index;
+pub(crate) mod hugepages;
+pub(crate) mod index;
 mod mapped;
+pub mod placing;
 mod plan;
 pub(crate) mod symmetry;
 mod value;
@@ -128,6 +129,7 @@ pub use value::{Value, MAX_DISTANCE};
 use crate::moves::Move;
 use crate::position::{Position, HUNDRED_PLIES};
 use crate::types::{Rules, Variant};
+use placing::{PlacingFile, Sector};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -254,9 +256,43 @@ struct Inner {
     /// not opened yet is a miss rather than a wait (its check reads the whole W/D/L part, up to
     /// a few hundred MB for the biggest sub-spaces of nine, and the engine is playing).
     preloading: AtomicBool,
+    /// Which placing-phase sectors have a file, by [`placing_key`].
+    placing_present: Vec<bool>,
+    /// Each sector's file, opened (header and block index checked) on its first probe.
+    placing_files: Vec<OnceLock<Option<Arc<PlacingFile>>>>,
+}
+
+/// Sectors per rule set in the placing lookup arrays: by ply, then pieces of each side.
+const PLACING_PER_RULES: usize = 24 * 13 * 13;
+
+/// The slot of a placing sector in the lookup arrays.
+#[inline(always)]
+fn placing_key(s: Sector) -> usize {
+    let r = (s.rules.variant == Variant::Twelve) as usize * 2 + s.rules.flying as usize;
+    r * PLACING_PER_RULES + s.ply as usize * 169 + s.m as usize * 13 + s.o as usize
 }
 
 impl Inner {
+    /// The file of a placing sector, opened now if nobody did yet; `None` if missing or damaged.
+    fn placing_file(&self, s: Sector) -> Option<&PlacingFile> {
+        let k = placing_key(s);
+        if !self.placing_present[k] {
+            return None;
+        }
+        self.placing_files[k]
+            .get_or_init(|| {
+                let path = self.dir.join(s.file_name());
+                match PlacingFile::open(&path, s) {
+                    Ok(f) => Some(Arc::new(f)),
+                    Err(e) => {
+                        log::warn!("placing table ignored: {e}");
+                        None
+                    }
+                }
+            })
+            .as_deref()
+    }
+
     /// The file of a sub-space, opened now if nobody did yet (waiting for another thread
     /// that is opening it); a miss while a preload runs and has not got to it.
     #[inline]
@@ -379,9 +415,13 @@ impl Tablebase {
             source: e,
         })?;
         let mut present = vec![false; 4 * PER_RULES];
+        let mut placing_present = vec![false; 4 * PLACING_PER_RULES];
         for e in entries.filter_map(|e| e.ok()) {
-            if let Some((rules, w, b)) = parse_file_name(&e.file_name().to_string_lossy()) {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if let Some((rules, w, b)) = parse_file_name(&name) {
                 present[key(rules, w as usize, b as usize)] = true;
+            } else if let Some(s) = Sector::parse_file_name(&name) {
+                placing_present[placing_key(s)] = true;
             }
         }
         Ok(Tablebase {
@@ -390,6 +430,10 @@ impl Tablebase {
                 present,
                 files: (0..4 * PER_RULES).map(|_| OnceLock::new()).collect(),
                 preloading: AtomicBool::new(false),
+                placing_present,
+                placing_files: (0..4 * PLACING_PER_RULES)
+                    .map(|_| OnceLock::new())
+                    .collect(),
             }),
         })
     }
@@ -516,9 +560,89 @@ impl Tablebase {
         self.snapshot(pos.rules()).probe_wdl(pos)
     }
 
+    /// How many placing-phase sectors of a rule set have a file.
+    pub fn placing_count(&self, rules: Rules) -> usize {
+        let base = placing_key(Sector {
+            rules,
+            ply: 0,
+            m: 0,
+            o: 0,
+        });
+        self.inner.placing_present[base..base + PLACING_PER_RULES]
+            .iter()
+            .filter(|&&p| p)
+            .count()
+    }
+
+    /// Whether every placing sector of the rule set has a file (not yet checked).
+    pub fn covers_placing_phase(&self, rules: Rules) -> bool {
+        Sector::all(rules, 2 * rules.variant.pieces())
+            .iter()
+            .all(|&s| self.inner.placing_present[placing_key(s)])
+    }
+
+    /// The file of a placing sector, opened on first use; `None` if missing or damaged.
+    pub fn placing_table(&self, s: Sector) -> Option<&PlacingFile> {
+        self.inner.placing_file(s)
+    }
+
+    /// The result under the rules for the side to move, in either phase: the rules' own ends
+    /// first (no table asked), then the placing tables or the moving phase's with the
+    /// position's 100-ply counter. `None` outside the tables.
+    pub fn wdl(&self, pos: &Position) -> Option<Wdl> {
+        if let Some(o) = pos.outcome() {
+            return Some(match o.winner() {
+                Some(c) if c == pos.side_to_move() => Wdl::Win,
+                Some(_) => Wdl::Loss,
+                None => Wdl::Draw,
+            });
+        }
+        if pos.is_moving_phase() {
+            return self.probe(pos).map(|p| p.wdl.real());
+        }
+        let s = placing::sector_of(pos)?;
+        let us = pos.side_to_move();
+        let f = self.placing_table(s)?;
+        let d = f.get(pos.pieces(us).0, pos.pieces(us.other()).0).ok()?;
+        Some(placing::wdl_of_digit(d))
+    }
+
+    /// [`Tablebase::probe_root`] in the placing phase: W/D/L only (`plies_to_mill` 0), every
+    /// move valued by [`Tablebase::wdl`] of its child.
+    fn probe_placing_root(&self, pos: &Position) -> Option<RootProbe> {
+        let mut moves = Vec::new();
+        for &m in pos.legal_moves().iter() {
+            let mut child = *pos;
+            child.make(m);
+            let w = self.wdl(&child)?.flip();
+            let value = match w {
+                Wdl::Win => Value::Win(0),
+                Wdl::Loss => Value::Loss(0),
+                _ => Value::Draw,
+            };
+            moves.push((
+                m,
+                Probe {
+                    wdl: w,
+                    plies_to_mill: 0,
+                    value,
+                },
+            ));
+        }
+        moves.sort_by_key(|&(_, p)| std::cmp::Reverse(p.wdl));
+        let &(best, probe) = moves.first()?;
+        Some(RootProbe { best, probe, moves })
+    }
+
     /// Every legal move's value and the best move; `None` if the game is over here or some
     /// move leads outside the available tables.
     pub fn probe_root(&self, pos: &Position) -> Option<RootProbe> {
+        if !pos.is_moving_phase() {
+            if pos.outcome().is_some() {
+                return None;
+            }
+            return self.probe_placing_root(pos);
+        }
         let mut moves = Vec::new();
         for &m in pos.legal_moves().iter() {
             let mut child = *pos;

@@ -5,6 +5,7 @@
 //! - [`protocol`]: engines as subprocesses speaking the protocol, with bounded waits.
 //! - [`builtin`]: the `random` and `greedy` players.
 //! - [`input`]: position lines (opening books, analysis input) and random openings.
+//! - [`placing`]: `mill-tb`'s commands for the placing-phase tables.
 //! - [`referee`]: one game, refereed by the library.
 //! - [`record`]: game records (JSONL, PGN) and their replay check.
 //! - [`tournament`]: schedules, workers, statistics, SPRT.
@@ -14,6 +15,7 @@
 pub mod analysis;
 pub mod builtin;
 pub mod input;
+pub mod placing;
 pub mod protocol;
 pub mod record;
 pub mod referee;

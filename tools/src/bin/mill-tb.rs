@@ -52,10 +52,16 @@ enum Command {
         /// Largest number of pieces of one side (default: the variant's).
         #[arg(long)]
         max_side: Option<u8>,
-        /// Solve one job only: sub-space WvB and its partner BvW, such as `3v4`. The files of
-        /// its inputs (see `mill-tb plan`) must be in `--dir`.
+        /// Solve one job only: sub-space WvB and its partner BvW, such as `3v4`, or one
+        /// placing sector, such as `p17-8v9`. The files of its inputs (see `mill-tb plan`)
+        /// must be in `--dir`.
         #[arg(long)]
         only: Option<String>,
+        /// Then the placing phase's sectors up to as many pieces (board and hands together),
+        /// every position of a game with that much material exact; with the variant's whole
+        /// material (18 for nine), every position of the game.
+        #[arg(long)]
+        placing: bool,
         /// Where the files go.
         #[arg(long)]
         dir: PathBuf,
@@ -83,6 +89,9 @@ enum Command {
         /// The mill-tb the Makefile runs by default (`make MILL_TB=...` overrides it).
         #[arg(long, default_value = "mill-tb")]
         mill_tb: String,
+        /// Also the placing phase's sectors up to as many pieces (board and hands).
+        #[arg(long)]
+        placing: bool,
     },
     /// Check the tables of a directory against their children, one ply deep: every slot, or
     /// `--sample N` random slots per sub-space through the mapped files.
@@ -96,6 +105,31 @@ enum Command {
         /// Seed of the sample.
         #[arg(long, default_value_t = 1)]
         seed: u64,
+    },
+    /// Compare random positions of every ply of the placing tables with the alpha-beta solver
+    /// (which reads only the moving phase's tables): an independent check.
+    Crosscheck {
+        /// The directory.
+        #[arg(long)]
+        dir: PathBuf,
+        /// nine or twelve.
+        #[arg(long, default_value = "nine")]
+        variant: Variant,
+        /// The rule set without flying.
+        #[arg(long)]
+        no_flying: bool,
+        /// Positions per ply.
+        #[arg(long, default_value_t = 100)]
+        per_ply: u64,
+        /// Seed.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Solver table size in MiB.
+        #[arg(long, default_value_t = 1024)]
+        hash_mb: usize,
+        /// Stop after this many seconds (the plies done are reported).
+        #[arg(long)]
+        seconds: Option<u64>,
     },
     /// Print each table's positions, wins, draws and losses (per position), longest distances,
     /// results spoilt by the 100-ply rule and file size (from the headers: instant).
@@ -222,17 +256,31 @@ fn main() -> ExitCode {
             max_pieces,
             max_side,
             only,
+            placing,
             dir,
         } => {
             let rules = Rules::new(variant, !no_flying);
             match only {
+                Some(job) if job.starts_with('p') => {
+                    millstone_tools::placing::generate_only(rules, &job, &dir)
+                }
                 Some(job) => generate_only(rules, &job, &dir),
-                None => generate(
-                    rules,
-                    max_pieces.expect("clap requires it"),
-                    max_side.unwrap_or(variant.pieces()),
-                    &dir,
-                ),
+                None => {
+                    let max_pieces = max_pieces.expect("clap requires it");
+                    generate(
+                        rules,
+                        max_pieces,
+                        max_side.unwrap_or(variant.pieces()),
+                        &dir,
+                    )
+                    .and_then(|()| {
+                        if placing {
+                            millstone_tools::placing::generate(rules, max_pieces, &dir)
+                        } else {
+                            Ok(())
+                        }
+                    })
+                }
             }
         }
         Command::Plan {
@@ -243,6 +291,7 @@ fn main() -> ExitCode {
             format,
             dir,
             mill_tb,
+            placing,
         } => print_plan(
             Rules::new(variant, !no_flying),
             max_pieces,
@@ -250,9 +299,40 @@ fn main() -> ExitCode {
             format,
             &dir,
             &mill_tb,
+            placing,
         ),
         Command::Verify { dir, sample, seed } => verify(&dir, sample, seed),
         Command::Info { dir } => info(&dir),
+        Command::Crosscheck {
+            dir,
+            variant,
+            no_flying,
+            per_ply,
+            seed,
+            hash_mb,
+            seconds,
+        } => millstone_tools::placing::crosscheck(
+            &dir,
+            Rules::new(variant, !no_flying),
+            per_ply,
+            seed,
+            hash_mb,
+            seconds.map(|s| Instant::now() + std::time::Duration::from_secs(s)),
+        )
+        .and_then(|c| {
+            let n: u64 = c.per_ply.iter().map(|&(_, n)| n).sum();
+            eprintln!(
+                "{n} positions over {} plies, {} solver nodes, {} mismatches",
+                c.per_ply.len(),
+                c.nodes,
+                c.mismatches.len()
+            );
+            if c.mismatches.is_empty() {
+                Ok(())
+            } else {
+                Err(c.mismatches.join("\n"))
+            }
+        }),
         Command::Probe {
             dir,
             fen,
@@ -475,11 +555,17 @@ fn print_plan(
     format: PlanFormat,
     dir: &Path,
     mill_tb: &str,
+    with_placing: bool,
 ) -> Result<(), String> {
     if max_pieces < 6 {
         return Err("--max-pieces must be at least 6 (3 v 3)".into());
     }
     let jobs = plan(rules, max_pieces, max_side);
+    let placing_jobs = if with_placing {
+        millstone_tools::placing::plan(rules, max_pieces)
+    } else {
+        Vec::new()
+    };
     let flags = format!(
         "--variant {}{}",
         rules.variant.name(),
@@ -499,7 +585,11 @@ fn print_plan(
                 jobs.len(),
                 dir.display()
             ));
-            let names: Vec<String> = jobs.iter().map(|j| j.name()).collect();
+            let names: Vec<String> = jobs
+                .iter()
+                .map(|j| j.name())
+                .chain(placing_jobs.iter().map(|j| j.name.clone()))
+                .collect();
             out.push_str(&format!(
                 ".PHONY: all {}\nall: {}\n\n",
                 names.join(" "),
@@ -524,6 +614,23 @@ fn print_plan(
                     j.name()
                 ));
             }
+            for j in &placing_jobs {
+                out.push_str(&format!(
+                    "# {}: {} slots, about {} MB of memory\n{}: $(DIR)/{}\n$(DIR)/{}: | {}\n\t@mkdir -p $(DIR)\n\t$(MILL_TB) generate {flags} --only {} --dir $(DIR)\n\n",
+                    j.sector,
+                    j.slots,
+                    j.memory >> 20,
+                    j.name,
+                    j.file,
+                    j.file,
+                    j.reads
+                        .iter()
+                        .map(|f| format!("$(DIR)/{f}"))
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                    j.name
+                ));
+            }
             print!("{out}");
         }
         PlanFormat::Json => {
@@ -541,12 +648,28 @@ fn print_plan(
                     })
                 })
                 .collect();
+            let placing_json: Vec<serde_json::Value> = placing_jobs
+                .iter()
+                .map(|j| {
+                    serde_json::json!({
+                        "name": j.name,
+                        "ply": j.sector.ply,
+                        "files": [j.file],
+                        "reads": j.reads,
+                        "inputs": j.inputs,
+                        "slots": j.slots,
+                        "memory_bytes": j.memory,
+                        "command": format!("{mill_tb} generate {flags} --only {} --dir {}", j.name, dir.display()),
+                    })
+                })
+                .collect();
             let doc = serde_json::json!({
                 "variant": rules.variant.name(),
                 "flying": rules.flying,
                 "max_pieces": max_pieces,
                 "max_side": max_side,
                 "jobs": jobs_json,
+                "placing_jobs": placing_json,
             });
             println!(
                 "{}",
@@ -623,6 +746,7 @@ fn info(dir: &Path) -> Result<(), String> {
          rule; spoilt: wins and losses the 100-ply rule turns into draws; v1 bytes: the old \
          2-byte-a-slot format)"
     );
+    failures += millstone_tools::placing::info(dir)?;
     if failures > 0 {
         Err(format!("{failures} file(s) could not be read"))
     } else {
@@ -713,6 +837,8 @@ fn verify(dir: &Path, sample: Option<u64>, seed: u64) -> Result<(), String> {
             }
         }
     }
+    let (_, placing_failures) = millstone_tools::placing::verify(dir, sample, seed)?;
+    failures += placing_failures;
     eprintln!("verify done in {:.1}s", start.elapsed().as_secs_f64());
     if failures > 0 {
         Err(format!("{failures} table(s) failed verification"))
@@ -733,10 +859,10 @@ fn describe(wdl: Wdl, plies: u16) -> String {
 
 fn probe(dir: &Path, fen: &str, rules: Rules) -> Result<(), String> {
     let pos = Position::from_fen(fen, rules).map_err(|e| e.to_string())?;
-    let tb = Tablebase::open(dir).map_err(|e| e.to_string())?;
     if !pos.is_moving_phase() {
-        return Err("the tables cover the moving phase only (both hands empty)".into());
+        return millstone_tools::placing::probe(dir, &pos);
     }
+    let tb = Tablebase::open(dir).map_err(|e| e.to_string())?;
     let us = pos.side_to_move();
     let (w, b) = (pos.pieces(us).count() as u8, pos.pieces(!us).count() as u8);
     if w >= 3 && b >= 3 {

@@ -1,0 +1,265 @@
+//! Solving a placing sector: one backward pass over the sectors one ply later.
+//!
+//! The placing phase has no cycles (each ply empties a hand by one), so a sector is solved in one
+//! pass: every position takes the best of its placements' results, read from the next ply's
+//! sectors, or at the last placement from the moving phase's tables at counter 0 (their W/D/L
+//! digit is then the result under the rules). The ends the rules decide (fewer than three
+//! pieces, twelve's full board, a side that cannot move after the last placement) are settled
+//! per input sector before any table is read ([`Child`]).
+//!
+//! # Locality
+//!
+//! A position (U to move, T the other side) leads to (T to move, U plus the new piece): every
+//! child has the parent's *other* side as its side to move. So the pass walks the parents by
+//! their other side's set T, one canonical T at a time: all children of all parents with that T
+//! lie in the slots of one `us` set of the child sector (C(24 - |T|, |U| + 1) bytes, a few KB:
+//! in cache), and one key serves them all. The mills' children have T less one piece as their
+//! side to move: one key per removable piece, made once per T. What is scattered is the parent's
+//! own slot, one write per position, which the hardware overlaps.
+//!
+//! Each parent orbit is met once per symmetry of T that maps its U elsewhere; for the rare T
+//! with a symmetry, only the U smallest under T's stabiliser are solved. Slots that are not the
+//! canonical form of anything (a symmetric `us` set's twins) take their twin's value at the end.
+
+use super::sector::{Child, Sector};
+use crate::bitboard::Bitboard;
+use crate::tablebase::format::{DIGIT_LOSS, DIGIT_OTHER, DIGIT_WIN};
+use crate::tablebase::index::{next_combination, Deposit, SubIndex, UsIndex};
+use crate::topology::Topology;
+use crate::types::Point;
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicU8, Ordering};
+
+/// A slot no position has written yet (never a digit).
+const UNSOLVED: u8 = 3;
+
+/// The result of the side to move after a move: where to read it.
+#[derive(Clone, Copy)]
+pub enum Source<'a> {
+    /// A table of digits (one a slot) with its index: side to move's pieces first.
+    Table(&'a [u8], SubIndex),
+    /// The same digit for every position (a rule's end).
+    Const(u8),
+    /// The side to move there wins if it has a move, else loses at once.
+    IfItMoves {
+        /// Whether its pieces may fly (three pieces, flying on).
+        flies: bool,
+    },
+}
+
+impl Source<'_> {
+    /// The rule end of a child that needs no table, `None` for a table's.
+    pub fn of_rule(child: Child, rules: crate::Rules) -> Option<Source<'static>> {
+        Some(match child {
+            Child::Lost => Source::Const(DIGIT_LOSS),
+            Child::FullBoard => Source::Const(DIGIT_OTHER),
+            Child::WinsIfItMoves => Source::IfItMoves {
+                flies: rules.flying,
+            },
+            Child::Placing(_) | Child::Moving(..) => return None,
+        })
+    }
+}
+
+/// The digit of the other side's result: a win for one is a loss for the other.
+#[inline(always)]
+fn negate(d: u8) -> u8 {
+    [DIGIT_OTHER, DIGIT_LOSS, DIGIT_WIN][d as usize]
+}
+
+/// Order of the digits for the side choosing: loss < draw < win.
+#[inline(always)]
+fn rank(d: u8) -> u8 {
+    [1, 2, 0][d as usize]
+}
+
+/// Solves `sector` from the results after its placements without a mill (`quiet`) and with one
+/// (`mill`; unused when no mill can remove a piece). Returns one digit a slot, for the side to
+/// move.
+pub fn solve_sector(sector: Sector, quiet: Source<'_>, mill: Source<'_>) -> Vec<u8> {
+    let variant = sector.rules.variant;
+    let topo = Topology::of(variant);
+    let parent = sector.index();
+    let (m, o) = (sector.m as usize, sector.o as usize);
+    let mut values = crate::tablebase::hugepages::filled(parent.len(), UNSOLVED);
+    {
+        // SAFETY: AtomicU8 has the size and alignment of u8, and `values` is not touched
+        // through any other path while `cells` lives. Threads write disjoint slots, except the
+        // same value to the same slot when two of their (U, T) are one position.
+        let cells: &[AtomicU8] =
+            unsafe { &*(values.as_mut_slice() as *mut [u8] as *const [AtomicU8]) };
+        let others = UsIndex::of(variant, o);
+        others
+            .canon
+            .par_iter()
+            .enumerate()
+            .with_min_len(8)
+            .for_each(|(ti, &t)| {
+                solve_other_set(
+                    sector,
+                    topo,
+                    &parent,
+                    t,
+                    others.stab[ti],
+                    m,
+                    quiet,
+                    mill,
+                    cells,
+                )
+            });
+    }
+    fill_twins(&parent, &mut values);
+    debug_assert!(values.iter().all(|&d| d < UNSOLVED));
+    values
+}
+
+/// Solves every parent whose other side has the canonical set `t`.
+#[allow(clippy::too_many_arguments)]
+#[inline(never)]
+fn solve_other_set(
+    sector: Sector,
+    topo: &Topology,
+    parent: &SubIndex,
+    t: u32,
+    stab: u16,
+    m: usize,
+    quiet: Source<'_>,
+    mill: Source<'_>,
+    cells: &[AtomicU8],
+) {
+    const ALL: u32 = 0xff_ffff;
+    let syms = crate::tablebase::Symmetries::of(sector.rules.variant);
+    let quiet_key = match &quiet {
+        Source::Table(_, idx) => Some(idx.key(t)),
+        _ => None,
+    };
+    // The mills' children: T less each piece a mill may take, each with its key.
+    let mut takes: [(u32, Option<crate::tablebase::UsKey>); 12] = [(0, None); 12];
+    let mut n_takes = 0;
+    if t != 0 {
+        let removable = topo.removable(Bitboard(t));
+        for p in removable {
+            let left = t & !(1u32 << p.index());
+            let key = match &mill {
+                Source::Table(_, idx) => Some(idx.key(left)),
+                _ => None,
+            };
+            takes[n_takes] = (left, key);
+            n_takes += 1;
+        }
+    }
+    let free = !t & ALL;
+    let dep = Deposit::new(free);
+    let slots = crate::tablebase::index::BINOM[24 - sector.o as usize][m];
+    let mut c: u32 = (1u32 << m) - 1;
+    for step in 0..slots {
+        let u = dep.apply(c);
+        if step + 1 < slots {
+            c = next_combination(c);
+        }
+        // The same position as a smaller image of U under T's symmetries: solved there.
+        if stab != 1 && !smallest_under(syms, stab, u) {
+            continue;
+        }
+        let empty = free & !u;
+        let mut best = DIGIT_LOSS;
+        let mut e = empty;
+        while e != 0 {
+            let q = e.trailing_zeros() as usize;
+            e &= e - 1;
+            let after = u | 1 << q;
+            let v = if t != 0 && topo.closes_mill(Bitboard(after), Point::from_index(q)) {
+                // The mover chooses the removal: the best of them.
+                let mut b = DIGIT_LOSS;
+                for &(left, key) in &takes[..n_takes] {
+                    let child = lookup(&mill, key.as_ref(), left, after, topo);
+                    let mine = negate(child);
+                    if rank(mine) > rank(b) {
+                        b = mine;
+                        if b == DIGIT_WIN {
+                            break;
+                        }
+                    }
+                }
+                b
+            } else {
+                negate(lookup(&quiet, quiet_key.as_ref(), t, after, topo))
+            };
+            if rank(v) > rank(best) {
+                best = v;
+                if best == DIGIT_WIN {
+                    break;
+                }
+            }
+        }
+        let slot = parent.index(u, t) as usize;
+        cells[slot].store(best, Ordering::Relaxed);
+    }
+}
+
+/// The digit of the child (`us` to move, `them`) from its source.
+#[inline(always)]
+fn lookup(
+    src: &Source<'_>,
+    key: Option<&crate::tablebase::UsKey>,
+    us: u32,
+    them: u32,
+    topo: &Topology,
+) -> u8 {
+    match *src {
+        Source::Table(values, idx) => {
+            let key = key.expect("a table source has a key");
+            values[idx.index_with(key, them) as usize]
+        }
+        Source::Const(d) => d,
+        Source::IfItMoves { flies } => {
+            let empty = !(us | them) & 0xff_ffff;
+            let moves = if flies && us.count_ones() == 3 {
+                empty != 0
+            } else {
+                Bitboard(us).any(|p| (topo.adjacent[p.index()].0 & empty) != 0)
+            };
+            if moves {
+                DIGIT_WIN
+            } else {
+                DIGIT_LOSS
+            }
+        }
+    }
+}
+
+/// Whether `x` is the smallest of its images under the symmetries of mask `st`.
+#[inline]
+fn smallest_under(syms: &crate::tablebase::Symmetries, st: u16, x: u32) -> bool {
+    let mut mask = st & !1;
+    while mask != 0 {
+        if syms.apply(mask.trailing_zeros() as usize, x) < x {
+            return false;
+        }
+        mask &= mask - 1;
+    }
+    true
+}
+
+/// Gives the slots that are no position's canonical form their canonical twin's value.
+fn fill_twins(idx: &SubIndex, values: &mut [u8]) {
+    let per = idx.slots_per_us();
+    for ci in 0..idx.us_count() {
+        if !idx.us_set_is_symmetric(ci) {
+            continue;
+        }
+        let mut twins = Vec::new();
+        let mut i = 0;
+        idx.for_each_them(ci, |t, canonical| {
+            if !canonical {
+                let at = idx.offset_in_us_set(ci, idx.smallest_image(ci, t)) as usize;
+                twins.push((i, at));
+            }
+            i += 1;
+        });
+        let row = &mut values[ci * per..(ci + 1) * per];
+        for (i, at) in twins {
+            row[i] = row[at];
+        }
+    }
+}

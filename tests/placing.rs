@@ -1,0 +1,220 @@
+//! The placing-phase tables: made from small moving-phase sets, they agree with the alpha-beta
+//! solver (a different algorithm) on every position, with their own one-ply re-derivation, and
+//! through `Tablebase`'s probes; damaged files are refused.
+
+use millstone::solve::Solver;
+use millstone::tablebase::placing::{self, wdl_of_digit, PlacingFile, Sector};
+use millstone::tablebase::{file_name, plan, solve_pair, Table, Tablebase};
+use millstone::{Position, Rules, Variant};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// Every position of a game of this much material (pieces of both sides, board and hand) at
+/// most: the moving phase's sub-spaces up to 8 pieces take seconds.
+const MATERIAL: u8 = 8;
+
+/// The moving phase's tables up to `MATERIAL` pieces, then the placing sectors, in a fresh
+/// directory.
+fn tables(rules: Rules, name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("millstone-placing-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut solved: HashMap<(u8, u8), Table> = HashMap::new();
+    for job in plan(rules, MATERIAL, rules.variant.pieces()) {
+        let (ts, _) = solve_pair(rules, job.w, job.b, &solved, &mut |_| {}).unwrap();
+        for t in ts {
+            t.write(&dir.join(file_name(rules, t.w, t.b))).unwrap();
+            solved.insert((t.w, t.b), t);
+        }
+    }
+    let reports = placing::generate(&dir, rules, MATERIAL, |_| {}).unwrap();
+    assert!(!reports.is_empty() && reports.iter().all(|r| !r.kept));
+    dir
+}
+
+/// Every position of a sector with this much material at most is compared with the solver;
+/// of the bigger sectors, a random sample.
+const SOLVE_ALL: u8 = 6;
+
+/// Positions of the bigger sectors compared with the solver.
+const SOLVE_SAMPLE: u64 = 2000;
+
+/// The file's value is the solver's: on every canonical position of the sectors with material
+/// up to `SOLVE_ALL`, and on `SOLVE_SAMPLE` random canonical positions of the others; every
+/// sector passes its one-ply re-derivation. Returns the positions compared.
+fn agrees_with_the_solver(rules: Rules, dir: &Path) -> u64 {
+    use rand::{Rng, SeedableRng};
+    let tb = Tablebase::open(dir).unwrap();
+    let mut solver = Solver::new(&tb, rules, 64).unwrap();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(11);
+    let mut checked = 0;
+    let mut compare = |s: Sector, slot: u32, digits: &[u8]| {
+        let (pos, canonical) = placing::position_of_slot(s, slot);
+        if !canonical {
+            return false;
+        }
+        let solved = solver.solve(&pos).unwrap().value;
+        assert_eq!(
+            wdl_of_digit(digits[slot as usize]),
+            solved,
+            "{s} slot {slot}: {pos}"
+        );
+        // The probe a user makes reads the same slot through the position.
+        assert_eq!(tb.wdl(&pos), Some(solved), "{pos}");
+        true
+    };
+    let sectors = Sector::all(rules, MATERIAL);
+    let big: u64 = sectors
+        .iter()
+        .filter(|s| s.material() > SOLVE_ALL)
+        .map(|s| s.slots())
+        .sum();
+    for &s in &sectors {
+        let f = PlacingFile::open(&dir.join(s.file_name()), s).unwrap();
+        let digits = f.read_all().unwrap();
+        if s.material() <= SOLVE_ALL {
+            for slot in 0..digits.len() as u32 {
+                checked += compare(s, slot, &digits) as u64;
+            }
+        } else {
+            // A share of the sample by the sector's size.
+            let k = (SOLVE_SAMPLE * s.slots()).div_ceil(big);
+            for _ in 0..k {
+                checked += compare(s, rng.gen_range(0..digits.len() as u32), &digits) as u64;
+            }
+        }
+        assert_eq!(
+            placing::verify_sector(&tb, s, None).unwrap(),
+            digits.len() as u64
+        );
+        assert!(placing::verify_sector(&tb, s, Some((50, 3))).is_ok());
+    }
+    checked
+}
+
+#[test]
+fn nine_agrees_with_the_solver() {
+    let rules = Rules::new(Variant::Nine, true);
+    let dir = tables(rules, "nine");
+    let n = agrees_with_the_solver(rules, &dir);
+    assert!(n > 3000, "{n} positions");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn nine_without_flying_and_twelve_agree_with_the_solver() {
+    for (rules, name) in [
+        (Rules::new(Variant::Nine, false), "nofly"),
+        (Rules::new(Variant::Twelve, true), "twelve"),
+    ] {
+        let dir = tables(rules, name);
+        agrees_with_the_solver(rules, &dir);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+#[test]
+fn root_probe_values_every_placement() {
+    let rules = Rules::default();
+    let dir = tables(rules, "root");
+    let tb = Tablebase::open(&dir).unwrap();
+    // Two pieces each in hand, two on the board each: the last four placements.
+    let pos = Position::from_fen("W../.../.../B....B/.../W../... w 2 2 0 8", rules).unwrap();
+    let root = tb.probe_root(&pos).expect("covered");
+    assert_eq!(root.moves.len(), pos.legal_moves().len());
+    let mut solver = Solver::new(&tb, rules, 16).unwrap();
+    for (m, p) in &root.moves {
+        let mut child = pos;
+        child.make(*m);
+        let v = solver.solve(&child).unwrap().value.flip();
+        assert_eq!(p.wdl, v, "{m}");
+    }
+    assert_eq!(root.probe.wdl, solver.solve(&pos).unwrap().value);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn damaged_and_truncated_files_are_refused() {
+    let rules = Rules::default();
+    let dir = tables(rules, "damaged");
+    let s = Sector::new(rules, 17, 3, 4).unwrap();
+    let path = dir.join(s.file_name());
+    let good = std::fs::read(&path).unwrap();
+    assert!(placing::file_is_valid(&path, s).is_ok());
+    // A byte flipped in the last block: the header and index are fine, the block is not.
+    let mut bad = good.clone();
+    let last = bad.len() - 1;
+    bad[last] ^= 0x55;
+    std::fs::write(&path, &bad).unwrap();
+    let e = placing::file_is_valid(&path, s).unwrap_err().to_string();
+    assert!(e.contains("damaged"), "{e}");
+    // Cut short: refused at open.
+    std::fs::write(&path, &good[..good.len() - 10]).unwrap();
+    let e = PlacingFile::open(&path, s).unwrap_err().to_string();
+    assert!(e.contains("truncated"), "{e}");
+    // Another sector's file under this name.
+    let other = Sector::new(rules, 17, 4, 3).unwrap();
+    std::fs::copy(dir.join(other.file_name()), &path).unwrap();
+    assert!(PlacingFile::open(&path, s).is_err());
+    // A truncated file is solved again by a new run, to the same bytes.
+    std::fs::write(&path, &good[..100]).unwrap();
+    let reports = placing::generate(&dir, rules, MATERIAL, |_| {}).unwrap();
+    assert_eq!(reports.iter().filter(|r| !r.kept).count(), 1);
+    assert_eq!(std::fs::read(&path).unwrap(), good);
+    // The probe of a position in a damaged file gives no answer, and never a wrong one.
+    let mut bad = good.clone();
+    for b in bad[good.len() / 2..].iter_mut() {
+        *b ^= 0xff;
+    }
+    std::fs::write(&path, &bad).unwrap();
+    let tb = Tablebase::open(&dir).unwrap();
+    let f = tb.placing_table(s).expect("header and index are intact");
+    let n = f.header().stats.slots as u32;
+    let answered = (0..n).filter(|&slot| f.digit_at(slot).is_ok()).count() as u32;
+    assert!(answered < n);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_engine_plays_only_value_keeping_placements_at_one_millisecond() {
+    use millstone::engine::Engine;
+    use millstone::search::{Limits, Score, TB_BOUND};
+    use millstone::Game;
+    use std::time::Duration;
+    let rules = Rules::default();
+    let dir = tables(rules, "engine");
+    let tb = Tablebase::open(&dir).unwrap();
+    let mut engine = Engine::with_hash_mb(8);
+    engine.set_table_path(dir.to_str(), rules).unwrap();
+    engine.wait_for_tables();
+    let mut seen = std::collections::HashSet::new();
+    // Random placing positions of the covered sectors: each move the engine picks at 1 ms
+    // keeps the tables' value, and its score is the verdict (the solved convention).
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand::rngs::StdRng::seed_from_u64(5);
+    let sectors: Vec<Sector> = Sector::all(rules, MATERIAL)
+        .into_iter()
+        .filter(|s| s.slots() > 1000)
+        .collect();
+    for i in 0..60 {
+        let s = sectors[i % sectors.len()];
+        let (pos, _) = placing::position_of_slot(s, rng.gen_range(0..s.slots()) as u32);
+        let root = tb.probe_root(&pos).expect("covered");
+        let mut limits = Limits::default();
+        limits.clock.movetime = Some(Duration::from_millis(1));
+        let r = engine.search(&Game::new(pos), &limits, Box::new(|_| {}));
+        let best = r.best.expect("a move");
+        let kept = root.moves.iter().find(|(m, _)| *m == best).unwrap().1.wdl;
+        assert_eq!(kept, root.probe.wdl, "{pos}: {best}");
+        let ok = match (root.probe.wdl, Score::from_internal(r.score)) {
+            (millstone::tablebase::Wdl::Win, Score::Cp(c)) => c >= TB_BOUND,
+            (millstone::tablebase::Wdl::Loss, Score::Cp(c)) => c <= -TB_BOUND,
+            (_, Score::Cp(c)) => c == 0,
+            _ => false,
+        };
+        assert!(ok, "{pos}: {:?} scored {}", root.probe.wdl, r.score);
+        seen.insert(root.probe.wdl);
+    }
+    assert!(seen.len() >= 2, "{seen:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
