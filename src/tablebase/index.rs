@@ -174,6 +174,14 @@ impl UsKey {
     pub fn is_symmetric(&self) -> bool {
         self.stab != 1
     }
+
+    /// For a canonical `us` set without a symmetry, the first slot of its `them` sets: the
+    /// slot of `them` is then this plus the colex rank of `them` among the free points, which
+    /// the placing generator computes incrementally. `None` otherwise.
+    #[inline]
+    pub fn plain_base(&self) -> Option<u32> {
+        (self.g == 0 && self.stab == 1).then_some(self.base)
+    }
 }
 
 /// The index of one sub-space: `w` pieces for the side to move, `b` for the other side.

@@ -150,10 +150,29 @@ fn solve_other_set(
     }
     let free = !t & ALL;
     let dep = Deposit::new(free);
-    let slots = crate::tablebase::index::BINOM[24 - sector.o as usize][m];
+    let n_free = 24 - sector.o as usize;
+    // The free points in increasing order: bit j of a combination is point `points[j]`.
+    let mut points = [0u8; 24];
+    let mut f = free;
+    for p in points.iter_mut().take(n_free) {
+        *p = f.trailing_zeros() as u8;
+        f &= f - 1;
+    }
+    // The quiet children's slots: with T canonical and without a symmetry, the slot of
+    // (T, U + q) is the chunk's base plus the colex rank of U + q among T's free points,
+    // which the loop below builds from U's own bits instead of ranking each child.
+    let plain = match (&quiet, &quiet_key) {
+        (Source::Table(values, _), Some(key)) => key
+            .plain_base()
+            .map(|base| (*values, base as usize)),
+        _ => None,
+    };
+    let binom = &crate::tablebase::index::BINOM;
+    let slots = binom[n_free][m];
     let mut c: u32 = (1u32 << m) - 1;
     for step in 0..slots {
-        let u = dep.apply(c);
+        let comb = c;
+        let u = dep.apply(comb);
         if step + 1 < slots {
             c = next_combination(c);
         }
@@ -161,37 +180,95 @@ fn solve_other_set(
         if stab != 1 && !smallest_under(syms, stab, u) {
             continue;
         }
-        let empty = free & !u;
-        let mut best = DIGIT_LOSS;
-        let mut e = empty;
-        while e != 0 {
-            let q = e.trailing_zeros() as usize;
-            e &= e - 1;
-            let after = u | 1 << q;
-            let v = if t != 0 && topo.closes_mill(Bitboard(after), Point::from_index(q)) {
-                // The mover chooses the removal: the best of them.
-                let mut b = DIGIT_LOSS;
-                for &(left, key) in &takes[..n_takes] {
-                    let child = lookup(&mill, key.as_ref(), left, after, topo);
-                    let mine = negate(child);
-                    if rank(mine) > rank(b) {
-                        b = mine;
-                        if b == DIGIT_WIN {
-                            break;
-                        }
-                    }
-                }
-                b
-            } else {
-                negate(lookup(&quiet, quiet_key.as_ref(), t, after, topo))
-            };
-            if rank(v) > rank(best) {
-                best = v;
-                if best == DIGIT_WIN {
-                    break;
-                }
+        // rank(U + j) = sum over U's points below j of C(p_i, i) + C(j, r + 1) + sum over
+        // those above of C(p_i, i + 1), r the points below: `split[r]` holds the two sums.
+        let mut split = [0u32; 13];
+        if plain.is_some() {
+            let mut high: u32 = 0;
+            let mut bits = comb;
+            let mut i = 1;
+            while bits != 0 {
+                high += binom[bits.trailing_zeros() as usize][i + 1];
+                bits &= bits - 1;
+                i += 1;
+            }
+            split[0] = high;
+            let (mut low, mut bits, mut r) = (0u32, comb, 1);
+            while bits != 0 {
+                let p = bits.trailing_zeros() as usize;
+                low += binom[p][r];
+                high -= binom[p][r + 1];
+                split[r] = low + high;
+                bits &= bits - 1;
+                r += 1;
             }
         }
+        // The digits the children show their side to move, one bit each: the parent wins if
+        // a child is lost, draws if one is drawn. Gathered without a branch per child (early
+        // exits mispredicted more than they saved).
+        let mut seen = 0u32;
+        let empty_js = !comb & ((1u32 << n_free) - 1);
+        let mut mill_js = 0u32;
+        if t != 0 {
+            let mut e = empty_js;
+            while e != 0 {
+                let j = e.trailing_zeros() as usize;
+                e &= e - 1;
+                let q = points[j] as usize;
+                let closes = topo.closes_mill(Bitboard(u | 1 << q), Point::from_index(q));
+                mill_js |= (closes as u32) << j;
+            }
+        }
+        let mut quiet_js = empty_js & !mill_js;
+        if let Some((values, base)) = plain {
+            while quiet_js != 0 {
+                let j = quiet_js.trailing_zeros() as usize;
+                quiet_js &= quiet_js - 1;
+                let below = (comb & ((1u32 << j) - 1)).count_ones() as usize;
+                let slot = base + (split[below] + binom[j][below + 1]) as usize;
+                debug_assert_eq!(
+                    Some(slot),
+                    match &quiet {
+                        Source::Table(_, idx) => quiet_key
+                            .as_ref()
+                            .map(|k| idx.index_with(k, u | 1 << points[j]) as usize),
+                        _ => None,
+                    }
+                );
+                seen |= 1 << values[slot];
+            }
+        } else {
+            while quiet_js != 0 {
+                let j = quiet_js.trailing_zeros() as usize;
+                quiet_js &= quiet_js - 1;
+                let after = u | 1 << points[j];
+                seen |= 1 << lookup(&quiet, quiet_key.as_ref(), t, after, topo);
+            }
+        }
+        // Each mill: the mover chooses the removal, so the best of them counts.
+        while mill_js != 0 {
+            let j = mill_js.trailing_zeros() as usize;
+            mill_js &= mill_js - 1;
+            let after = u | 1 << points[j];
+            let mut worst_child = DIGIT_WIN;
+            for &(left, key) in &takes[..n_takes] {
+                let child = lookup(&mill, key.as_ref(), left, after, topo);
+                if rank(negate(child)) > rank(negate(worst_child)) {
+                    worst_child = child;
+                    if child == DIGIT_LOSS {
+                        break;
+                    }
+                }
+            }
+            seen |= 1 << worst_child;
+        }
+        let best = if seen & 1 << DIGIT_LOSS != 0 {
+            DIGIT_WIN
+        } else if seen & 1 << DIGIT_OTHER != 0 {
+            DIGIT_OTHER
+        } else {
+            DIGIT_LOSS
+        };
         let slot = parent.index(u, t) as usize;
         cells[slot].store(best, Ordering::Relaxed);
     }
