@@ -169,8 +169,9 @@ enum Command {
         /// Print a line for every game, not only the summary and the games lost from level.
         #[arg(long)]
         verbose: bool,
-        /// Also solve every placing-phase move of the audited side, before and after it, and
-        /// report each move that gave away the position's proven value (exit code 1 then).
+        /// Also value every placing-phase move of the audited side, before and after it (from
+        /// the placing tables where they exist, else by a solve), and report each move that
+        /// gave away the position's proven value (exit code 1 then).
         #[arg(long)]
         placing: bool,
         /// With --placing: the solver's table size in MiB.
@@ -1170,17 +1171,22 @@ fn audit_placing(
             child.make(mv);
             if player.is_none_or(|p| p == name) {
                 checked += 1;
-                match (solver.solve(&pos), solver.solve(&child)) {
+                // The placing tables answer at once where they exist; the solver elsewhere.
+                let mut value = |p: &Position| match tb.wdl(p) {
+                    Some(w) => Ok(w),
+                    None => solver.solve(p).map(|s| s.value),
+                };
+                match (value(&pos), value(&child)) {
                     (Ok(before), Ok(after)) => {
-                        if after.value.flip() == before.value {
+                        if after.flip() == before {
                             kept += 1;
                         } else {
                             spoilt.push(format!(
                                 "game {} ply {}: {name} ({mover}) played {m} in {pos}: {} -> {}",
                                 rec.game,
                                 ply + 1,
-                                wdl_word(before.value),
-                                wdl_word(after.value.flip())
+                                wdl_word(before),
+                                wdl_word(after.flip())
                             ));
                         }
                         if verbose {
@@ -1188,7 +1194,7 @@ fn audit_placing(
                                 "game {} ply {}: {m} keeps {}",
                                 rec.game,
                                 ply + 1,
-                                wdl_word(before.value)
+                                wdl_word(before)
                             );
                         }
                     }
