@@ -162,9 +162,9 @@ fn solve_other_set(
     // (T, U + q) is the chunk's base plus the colex rank of U + q among T's free points,
     // which the loop below builds from U's own bits instead of ranking each child.
     let plain = match (&quiet, &quiet_key) {
-        (Source::Table(values, _), Some(key)) => key
-            .plain_base()
-            .map(|base| (*values, base as usize)),
+        (Source::Table(values, _), Some(key)) => {
+            key.plain_base().map(|base| (*values, base as usize))
+        }
         _ => None,
     };
     let binom = &crate::tablebase::index::BINOM;
