@@ -13,6 +13,7 @@
 //! - [`protocol`]: the text protocol the `millstone` binary speaks (see `protocol.md`).
 //! - [`tablebase`]: perfect endgame tables of the moving phase.
 //! - [`solve`]: the exact solver of the placing phase, down to those tables.
+//! - [`datadir`]: where tables and books are found when no path is given.
 //!
 //! ```
 //! use millstone::{Position, Rules, perft::perft};
@@ -23,6 +24,7 @@
 
 pub mod bench;
 pub mod bitboard;
+pub mod datadir;
 pub mod engine;
 pub mod eval;
 pub mod game;

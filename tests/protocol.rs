@@ -26,8 +26,8 @@ fn handshake() {
         "option name Move Overhead type spin default 30 min 0 max 5000",
         "option name UCI_ShowWDL type check default false",
         "option name Clear Hash type button",
-        "option name TablePath type string default <empty>",
-        "option name BookPath type string default <empty>",
+        "option name TablePath type string default <default>",
+        "option name BookPath type string default <default>",
         "option name SolveHash type spin default 64 min 1 max 65536",
         "option name UltraStrong type check default true",
     ] {

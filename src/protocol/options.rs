@@ -34,7 +34,7 @@ pub enum Kind {
     },
     /// An action without a value.
     Button,
-    /// Free text (a path); `<empty>` stands for none.
+    /// Free text (a path); `<empty>` stands for none, `<default>` for the data directory's.
     Text {
         /// Default.
         default: &'static str,
@@ -105,11 +105,15 @@ pub const TABLE: [Spec; 17] = [
     },
     Spec {
         name: "TablePath",
-        kind: Kind::Text { default: "<empty>" },
+        kind: Kind::Text {
+            default: "<default>",
+        },
     },
     Spec {
         name: "BookPath",
-        kind: Kind::Text { default: "<empty>" },
+        kind: Kind::Text {
+            default: "<default>",
+        },
     },
     Spec {
         name: "SolveHash",
@@ -176,10 +180,10 @@ pub enum Setting {
     ShowWdl(bool),
     /// Empty the table.
     ClearHash,
-    /// The directory of endgame tables; `None` turns them off.
-    TablePath(Option<String>),
-    /// The book of proven placing-phase values; `None` turns it off.
-    BookPath(Option<String>),
+    /// The directory of endgame tables.
+    TablePath(PathChoice),
+    /// The book of proven placing-phase values.
+    BookPath(PathChoice),
     /// The placing-phase solver's table size in MiB.
     SolveHash(usize),
     /// Whether the search chooses among the moves that keep a proven value.
@@ -194,6 +198,27 @@ pub enum Setting {
     Elo(i32),
     /// Seed of a weakened engine's choices; 0 for a new one per process.
     SkillSeed(u64),
+}
+
+/// The value of a path option (`TablePath`, `BookPath`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PathChoice {
+    /// `<default>`: the data directory's (see [`crate::datadir`]), if it has one.
+    Default,
+    /// `<empty>` (or nothing): none.
+    Off,
+    /// An explicit path.
+    Path(String),
+}
+
+impl PathChoice {
+    fn parse(value: &str) -> PathChoice {
+        match value {
+            "" | "<empty>" => PathChoice::Off,
+            v if v.eq_ignore_ascii_case("<default>") => PathChoice::Default,
+            v => PathChoice::Path(v.to_string()),
+        }
+    }
 }
 
 /// Why a `setoption` was refused.
@@ -333,7 +358,7 @@ impl Options {
             }
             Kind::Button => Ok(Setting::ClearHash),
             Kind::Text { .. } => {
-                let path = (!value.is_empty() && value != "<empty>").then(|| value.to_string());
+                let path = PathChoice::parse(value);
                 Ok(match spec.name {
                     "TablePath" => Setting::TablePath(path),
                     "BookPath" => Setting::BookPath(path),
@@ -402,6 +427,22 @@ mod tests {
                 spec.name
             );
         }
+    }
+
+    #[test]
+    fn path_choices() {
+        assert_eq!(
+            Options::parse("TablePath", Some("<default>")),
+            Ok(Setting::TablePath(PathChoice::Default))
+        );
+        assert_eq!(
+            Options::parse("tablepath", Some("<empty>")),
+            Ok(Setting::TablePath(PathChoice::Off))
+        );
+        assert_eq!(
+            Options::parse("BookPath", Some(" /x/y.book ")),
+            Ok(Setting::BookPath(PathChoice::Path("/x/y.book".into())))
+        );
     }
 
     #[test]

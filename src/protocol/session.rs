@@ -18,10 +18,11 @@
 
 use super::command::{parse, quote, Command, CommandError, Go, MoveToken, Query, Start};
 use super::format;
-use super::options::{Options, Setting};
+use super::options::{Options, PathChoice, Setting};
 use super::output::Output;
 use super::reader::Input;
 use crate::bench;
+use crate::datadir;
 use crate::engine::Engine;
 use crate::game::Game;
 use crate::moves::Move;
@@ -59,6 +60,13 @@ pub struct Session {
     process_seed: u64,
     /// An `isready` came while the tables were being checked: `readyok` waits for them.
     ready_pending: bool,
+    /// `TablePath` and `BookPath` as set (`<default>` until a `setoption` says otherwise).
+    table_choice: PathChoice,
+    book_choice: PathChoice,
+    /// Whether the tables and the book have been opened (at the first `uci` or `ugi`, or the
+    /// first `setoption` of each).
+    tables_applied: bool,
+    book_applied: bool,
 }
 
 /// `perft` or `bench` running in the background.
@@ -81,6 +89,10 @@ impl Session {
             job: None,
             process_seed: rand::random::<u64>() | 1,
             ready_pending: false,
+            table_choice: PathChoice::Default,
+            book_choice: PathChoice::Default,
+            tables_applied: false,
+            book_applied: false,
         }
     }
 
@@ -217,8 +229,14 @@ impl Session {
 
     fn execute(&mut self, cmd: Command) -> Result<Flow, String> {
         match cmd {
-            Command::Uci => self.out.lines(&format::handshake(false)),
-            Command::Ugi => self.out.lines(&format::handshake(true)),
+            Command::Uci => {
+                self.out.lines(&format::handshake(false));
+                self.open_defaults();
+            }
+            Command::Ugi => {
+                self.out.lines(&format::handshake(true));
+                self.open_defaults();
+            }
             // A GUI takes `readyok` to mean that the engine plays at full strength from the next
             // `go`: with a big set of tables, not before every file is checked.
             Command::IsReady if self.engine.tables_loading() => self.ready_pending = true,
@@ -306,45 +324,15 @@ impl Session {
             Setting::SkillSeed(s) => self.options.skill_seed = s,
             Setting::SolveHash(mb) => self.engine.set_solve_hash_mb(mb),
             Setting::UltraStrong(on) => self.engine.set_ultra_strong(on),
-            Setting::BookPath(path) => {
-                let (n, book_rules) = self
-                    .engine
-                    .set_book_path(path.as_deref())
-                    .map_err(|e| format!("setoption: BookPath: {e}; the previous book stays"))?;
-                if let Some(p) = path {
-                    let note = if book_rules == self.rules {
-                        String::new()
-                    } else {
-                        format!(" (not the current rules, {})", self.rules)
-                    };
-                    self.out.line(&format!(
-                        "info string book: {n} proven positions of {book_rules} in {p}{note}"
-                    ));
-                }
+            Setting::BookPath(choice) => {
+                self.set_book(&choice)?;
+                self.book_choice = choice;
+                self.book_applied = true;
             }
-            Setting::TablePath(dir) => {
-                let n = self
-                    .engine
-                    .set_table_path(dir.as_deref(), self.rules)
-                    .map_err(|e| format!("setoption: TablePath: {e}"))?;
-                if let Some(d) = dir {
-                    self.out.line(&format!(
-                        "info string endgame tables: {n} sub-spaces of {} in {d}",
-                        self.rules
-                    ));
-                    let (sectors, complete) = self.engine.placing_sectors(self.rules);
-                    if sectors > 0 {
-                        self.out.line(&format!(
-                            "info string placing tables: {sectors} sectors of {} in {d}{}",
-                            self.rules,
-                            if complete {
-                                " (complete: every placing position)"
-                            } else {
-                                ""
-                            }
-                        ));
-                    }
-                }
+            Setting::TablePath(choice) => {
+                self.set_tables(&choice)?;
+                self.table_choice = choice;
+                self.tables_applied = true;
             }
         }
         if rules != self.rules {
@@ -352,6 +340,128 @@ impl Session {
             self.rules = rules;
             self.game = Game::from_rules(rules);
             self.engine.set_rules(rules);
+            // The data directory holds one book per rule set.
+            if self.book_applied && self.book_choice == PathChoice::Default {
+                self.set_book(&PathChoice::Default)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Opens the data directory's tables and book where no `setoption` chose others, once,
+    /// and says what it found (protocol.md, "The data directory").
+    fn open_defaults(&mut self) {
+        if self.tables_applied && self.book_applied {
+            return;
+        }
+        if let Some((root, source)) = datadir::root() {
+            self.out.line(&format!(
+                "info string data directory: {} ({})",
+                root.display(),
+                source.describe()
+            ));
+        }
+        if !self.tables_applied {
+            self.tables_applied = true;
+            let choice = self.table_choice.clone();
+            if let Err(e) = self.set_tables(&choice) {
+                self.out
+                    .line(&format!("info string endgame tables: none ({e})"));
+            }
+        }
+        if !self.book_applied {
+            self.book_applied = true;
+            let choice = self.book_choice.clone();
+            if let Err(e) = self.set_book(&choice) {
+                self.out.line(&format!("info string book: none ({e})"));
+            }
+        }
+    }
+
+    /// Uses the tables `choice` names and says what they hold; on error the previous ones stay.
+    fn set_tables(&mut self, choice: &PathChoice) -> Result<(), String> {
+        let dir = match choice {
+            PathChoice::Off => None,
+            PathChoice::Path(d) => Some(d.clone()),
+            PathChoice::Default => match datadir::default_tables() {
+                Some(d) if d.is_dir() => Some(d.display().to_string()),
+                found => {
+                    self.engine
+                        .set_table_path(None, self.rules)
+                        .map_err(|e| format!("setoption: TablePath: {e}"))?;
+                    let place = found.map_or("no data directory".to_string(), |d| {
+                        format!("{} does not exist", d.display())
+                    });
+                    self.out.line(&format!(
+                        "info string endgame tables: none ({place}; `mill-tb setup` makes them)"
+                    ));
+                    return Ok(());
+                }
+            },
+        };
+        let n = self
+            .engine
+            .set_table_path(dir.as_deref(), self.rules)
+            .map_err(|e| format!("setoption: TablePath: {e}"))?;
+        if let Some(d) = dir {
+            self.out.line(&format!(
+                "info string endgame tables: {n} sub-spaces of {} in {d}",
+                self.rules
+            ));
+            let (sectors, complete) = self.engine.placing_sectors(self.rules);
+            if sectors > 0 {
+                self.out.line(&format!(
+                    "info string placing tables: {sectors} sectors of {} in {d}{}",
+                    self.rules,
+                    if complete {
+                        " (complete: every placing position)"
+                    } else {
+                        ""
+                    }
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Uses the book `choice` names and says what it holds; on error the previous one stays.
+    fn set_book(&mut self, choice: &PathChoice) -> Result<(), String> {
+        let path = match choice {
+            PathChoice::Off => None,
+            PathChoice::Path(p) => Some(p.clone()),
+            PathChoice::Default => match datadir::default_book(self.rules) {
+                Some(p) if p.is_file() => Some(p.display().to_string()),
+                found => {
+                    self.engine
+                        .set_book_path(None)
+                        .map_err(|e| format!("setoption: BookPath: {e}"))?;
+                    let why = if self.engine.placing_sectors(self.rules).1 {
+                        "not needed: the placing tables cover the placing phase"
+                    } else {
+                        "the placing phase is searched, or solved over the tables"
+                    };
+                    let place = found.map_or("no data directory".to_string(), |p| {
+                        format!("no {}", p.display())
+                    });
+                    self.out
+                        .line(&format!("info string book: none ({place}; {why})"));
+                    return Ok(());
+                }
+            },
+        };
+        let (n, book_rules) = self
+            .engine
+            .set_book_path(path.as_deref())
+            .map_err(|e| format!("setoption: BookPath: {e}; the previous book stays"))?;
+        if let Some(p) = path {
+            let note = if book_rules == self.rules {
+                String::new()
+            } else {
+                format!(" (not the current rules, {})", self.rules)
+            };
+            self.out.line(&format!(
+                "info string book: {n} proven positions of {book_rules} in {p}{note}"
+            ));
         }
         Ok(())
     }
