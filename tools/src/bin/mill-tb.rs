@@ -9,6 +9,7 @@ use millstone::tablebase::{
 };
 use millstone::{Color, Game, Position, Rules, Variant};
 use millstone_tools::record::GameRecord;
+use millstone_tools::{progress, resources, setup};
 use rand::{Rng, SeedableRng};
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -62,9 +63,41 @@ enum Command {
         /// material (18 for nine), every position of the game.
         #[arg(long)]
         placing: bool,
-        /// Where the files go.
+        /// Where the files go (default: the data directory's `tables`, see `mill-tb setup`).
         #[arg(long)]
-        dir: PathBuf,
+        dir: Option<PathBuf>,
+        /// Memory budget, such as 6G (default: the machine's memory less a tenth): refused at
+        /// once, with the figures, when the estimated peak exceeds it.
+        #[arg(long)]
+        memory: Option<String>,
+    },
+    /// Everything perfect play needs for one rule set, into the data directory: the moving
+    /// phase's tables, then the placing phase's (with them no book is needed). States the disk,
+    /// memory and time it needs first, and refuses at once when the disk or the memory budget
+    /// is too small. Resumable: finished files are kept, a damaged or missing one is made again.
+    Setup {
+        /// nine or twelve.
+        #[arg(long, default_value = "nine")]
+        variant: Variant,
+        /// The rule set without flying.
+        #[arg(long)]
+        no_flying: bool,
+        /// Memory budget, such as 6G (default: the machine's memory less a tenth).
+        #[arg(long)]
+        memory: Option<String>,
+        /// Where the tables go (default: the data directory's `tables`).
+        #[arg(long)]
+        dir: Option<PathBuf>,
+        /// Stop at a partial set: at most this many pieces (default: the whole game, 18 for
+        /// nine, 24 for twelve).
+        #[arg(long)]
+        max_pieces: Option<u8>,
+        /// Disk budget, such as 10G (default: the free space where the tables go).
+        #[arg(long)]
+        disk: Option<String>,
+        /// Only state what it would do and need, step by step.
+        #[arg(long)]
+        dry_run: bool,
     },
     /// Print the jobs of a generation run and their dependencies, as a Makefile or as JSON.
     Plan {
@@ -96,9 +129,9 @@ enum Command {
     /// Check the tables of a directory against their children, one ply deep: every slot, or
     /// `--sample N` random slots per sub-space through the mapped files.
     Verify {
-        /// The directory.
+        /// The directory (default: the data directory's `tables`).
         #[arg(long)]
-        dir: PathBuf,
+        dir: Option<PathBuf>,
         /// Check this many random slots per sub-space instead of all.
         #[arg(long)]
         sample: Option<u64>,
@@ -109,9 +142,9 @@ enum Command {
     /// Compare random positions of every ply of the placing tables with the alpha-beta solver
     /// (which reads only the moving phase's tables): an independent check.
     Crosscheck {
-        /// The directory.
+        /// The directory (default: the data directory's `tables`).
         #[arg(long)]
-        dir: PathBuf,
+        dir: Option<PathBuf>,
         /// nine or twelve.
         #[arg(long, default_value = "nine")]
         variant: Variant,
@@ -134,15 +167,15 @@ enum Command {
     /// Print each table's positions, wins, draws and losses (per position), longest distances,
     /// results spoilt by the 100-ply rule and file size (from the headers: instant).
     Info {
-        /// The directory.
+        /// The directory (default: the data directory's `tables`).
         #[arg(long)]
-        dir: PathBuf,
+        dir: Option<PathBuf>,
     },
     /// Print the verdict of the tables on a position and the value of each move.
     Probe {
-        /// The directory.
+        /// The directory (default: the data directory's `tables`).
         #[arg(long)]
-        dir: PathBuf,
+        dir: Option<PathBuf>,
         /// The position string.
         #[arg(long)]
         fen: String,
@@ -157,9 +190,9 @@ enum Command {
     /// with the tables' verdict where the moving phase began: a side that stood at least level
     /// there and lost the game is reported (and makes the exit code 1).
     Audit {
-        /// The table directory.
+        /// The table directory (default: the data directory's `tables`).
         #[arg(long)]
-        dir: PathBuf,
+        dir: Option<PathBuf>,
         /// The games (`--jsonl` of mill-match).
         #[arg(long)]
         jsonl: PathBuf,
@@ -187,12 +220,16 @@ enum Command {
     /// (the bounds of every big subtree, and those of the book's positions and their children).
     /// Resumable: an existing OUT is read first and saved again as the work goes on.
     Book {
-        /// The table directory.
+        /// The table directory (default: the data directory's `tables`).
         #[arg(long)]
-        dir: PathBuf,
-        /// The book file to write.
+        dir: Option<PathBuf>,
+        /// The book file to write (default: the data directory's `books/<variant>-<fly|nofly>.book`).
         #[arg(long)]
-        out: PathBuf,
+        out: Option<PathBuf>,
+        /// Memory budget, such as 6G (default: the machine's memory less a tenth): the solver's
+        /// table (`--hash-mb`) and 1 GiB for the mapped tables must fit in it.
+        #[arg(long)]
+        memory: Option<String>,
         /// Plies from the start: positions at ply 0..PLIES-1 are solved with all their moves.
         #[arg(long, default_value_t = 2)]
         plies: u32,
@@ -215,9 +252,9 @@ enum Command {
     /// Solve a placing-phase position exactly: a full-width search of the placing tree with
     /// the tables' values where the moving phase begins (see `millstone::solve`).
     Solve {
-        /// The table directory.
+        /// The table directory (default: the data directory's `tables`).
         #[arg(long)]
-        dir: PathBuf,
+        dir: Option<PathBuf>,
         /// The position string.
         #[arg(long)]
         fen: String,
@@ -250,7 +287,22 @@ enum Command {
 fn main() -> ExitCode {
     env_logger::init();
     let cli = Cli::parse();
-    let result = match cli.command {
+    match run(cli.command) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("mill-tb: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `--dir`, or the data directory's tables.
+fn tables(dir: Option<PathBuf>) -> Result<PathBuf, String> {
+    millstone::datadir::tables_or_default(dir)
+}
+
+fn run(command: Command) -> Result<(), String> {
+    match command {
         Command::Generate {
             variant,
             no_flying,
@@ -259,8 +311,11 @@ fn main() -> ExitCode {
             only,
             placing,
             dir,
+            memory,
         } => {
             let rules = Rules::new(variant, !no_flying);
+            let dir = tables(dir)?;
+            let (budget, how) = resources::memory_budget(memory.as_deref())?;
             match only {
                 Some(job) if job.starts_with('p') => {
                     millstone_tools::placing::generate_only(rules, &job, &dir)
@@ -268,13 +323,31 @@ fn main() -> ExitCode {
                 Some(job) => generate_only(rules, &job, &dir),
                 None => {
                     let max_pieces = max_pieces.expect("clap requires it");
-                    generate(
+                    let max_side = max_side.unwrap_or(variant.pieces());
+                    if max_pieces < 6 {
+                        return Err("--max-pieces must be at least 6 (3 v 3)".into());
+                    }
+                    // The same estimate as `setup`'s, for the steps this run makes.
+                    let mut steps: Vec<setup::Step> = plan(rules, max_pieces, max_side)
+                        .into_iter()
+                        .map(setup::Step::Moving)
+                        .collect();
+                    let sectors = millstone::tablebase::placing::Sector::all(rules, max_pieces);
+                    if placing && !sectors.is_empty() {
+                        steps.push(setup::Step::Placing {
+                            max_material: max_pieces,
+                            sectors,
+                        });
+                    }
+                    let s = setup::Setup {
                         rules,
                         max_pieces,
-                        max_side.unwrap_or(variant.pieces()),
-                        &dir,
-                    )
-                    .and_then(|()| {
+                        steps,
+                    };
+                    let needs = setup::needs(&s, &dir, rayon::current_num_threads());
+                    setup::check(&needs, None, budget)
+                        .map_err(|e| format!("{e} (memory budget: {how})"))?;
+                    generate(rules, max_pieces, max_side, &dir).and_then(|()| {
                         if placing {
                             millstone_tools::placing::generate(rules, max_pieces, &dir)
                         } else {
@@ -284,6 +357,22 @@ fn main() -> ExitCode {
                 }
             }
         }
+        Command::Setup {
+            variant,
+            no_flying,
+            memory,
+            dir,
+            max_pieces,
+            disk,
+            dry_run,
+        } => run_setup(
+            Rules::new(variant, !no_flying),
+            memory.as_deref(),
+            disk.as_deref(),
+            tables(dir)?,
+            max_pieces.unwrap_or(2 * variant.pieces()),
+            dry_run,
+        ),
         Command::Plan {
             variant,
             no_flying,
@@ -302,8 +391,8 @@ fn main() -> ExitCode {
             &mill_tb,
             placing,
         ),
-        Command::Verify { dir, sample, seed } => verify(&dir, sample, seed),
-        Command::Info { dir } => info(&dir),
+        Command::Verify { dir, sample, seed } => verify(&tables(dir)?, sample, seed),
+        Command::Info { dir } => info(&tables(dir)?),
         Command::Crosscheck {
             dir,
             variant,
@@ -313,7 +402,7 @@ fn main() -> ExitCode {
             hash_mb,
             seconds,
         } => millstone_tools::placing::crosscheck(
-            &dir,
+            &tables(dir)?,
             Rules::new(variant, !no_flying),
             per_ply,
             seed,
@@ -339,7 +428,7 @@ fn main() -> ExitCode {
             fen,
             variant,
             no_flying,
-        } => probe(&dir, &fen, Rules::new(variant, !no_flying)),
+        } => probe(&tables(dir)?, &fen, Rules::new(variant, !no_flying)),
         Command::Audit {
             dir,
             jsonl,
@@ -349,6 +438,7 @@ fn main() -> ExitCode {
             hash_mb,
             book,
         } => {
+            let dir = tables(dir)?;
             let placing = if placing {
                 audit_placing(
                     &dir,
@@ -373,15 +463,38 @@ fn main() -> ExitCode {
             no_flying,
             hash_mb,
             checkpoint_secs,
-        } => book(
-            &dir,
-            &out,
-            plies,
-            fen.as_deref(),
-            Rules::new(variant, !no_flying),
-            hash_mb,
-            std::time::Duration::from_secs(checkpoint_secs.max(1)),
-        ),
+            memory,
+        } => {
+            let rules = Rules::new(variant, !no_flying);
+            let out = match out {
+                Some(o) => o,
+                None => millstone::datadir::default_book(rules).ok_or(
+                    "no book file: give --out, or set MILLSTONE_DATA (no home directory is known)",
+                )?,
+            };
+            let (budget, how) = resources::memory_budget(memory.as_deref())?;
+            let need = ((hash_mb as u64) << 20) + (1 << 30);
+            if let Some(b) = budget.filter(|&b| need > b) {
+                return Err(format!(
+                    "not enough memory, nothing done: the solver's table of {hash_mb} MiB and 1 GiB for the tables need {}, the budget is {} ({how}); give a smaller --hash-mb",
+                    resources::human(need),
+                    resources::human(b)
+                ));
+            }
+            if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
+                std::fs::create_dir_all(parent)
+                    .map_err(|e| format!("{}: {e}", parent.display()))?;
+            }
+            book(
+                &tables(dir)?,
+                &out,
+                plies,
+                fen.as_deref(),
+                rules,
+                hash_mb,
+                std::time::Duration::from_secs(checkpoint_secs.max(1)),
+            )
+        }
         Command::Solve {
             dir,
             fen,
@@ -393,7 +506,7 @@ fn main() -> ExitCode {
             checkpoint_secs,
             no_symmetry,
         } => solve(
-            &dir,
+            &tables(dir)?,
             &fen,
             Rules::new(variant, !no_flying),
             &SolveOptions {
@@ -404,13 +517,6 @@ fn main() -> ExitCode {
                 symmetry: !no_symmetry,
             },
         ),
-    };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("mill-tb: {e}");
-            ExitCode::FAILURE
-        }
     }
 }
 
@@ -436,15 +542,15 @@ fn run_job(
     cache: &mut HashMap<(u8, u8), Table>,
     keep: bool,
     totals: &mut (u64, f64),
-) -> Result<(), String> {
+) -> Result<bool, String> {
     let rules = job.rules;
     let name = job.name();
     match job_done(job, dir) {
         Ok(()) => {
-            eprintln!("{rules} {name}: valid files exist, skipped");
-            return Ok(());
+            progress::line(&format!("{rules} {name}: valid files exist, skipped"));
+            return Ok(false);
         }
-        Err(e) if !is_not_found(&e) => eprintln!("{e}; solving again"),
+        Err(e) if !is_not_found(&e) => progress::line(&format!("{e}; solving again")),
         Err(_) => {}
     }
     for &(x, y) in &job.reads {
@@ -458,7 +564,7 @@ fn run_job(
         }
     }
     reset_peak_memory();
-    let (tables, stats) = solve_pair(rules, job.w, job.b, cache, &mut |line| eprintln!("{line}"))?;
+    let (tables, stats) = solve_pair(rules, job.w, job.b, cache, &mut |line| progress::line(line))?;
     let t0 = Instant::now();
     // The (w, b) file last: its presence means the job is done.
     for t in tables.iter().rev() {
@@ -471,7 +577,7 @@ fn run_job(
         0..1_000_000 => format!(", peak memory {} MB", kb / 1000),
         _ => format!(", peak memory {:.2} GB", kb as f64 / 1e6),
     });
-    eprintln!(
+    progress::line(&format!(
         "{rules} {name}: solved {} positions ({} slots), {} levels, setup {:.1}s, total {:.1}s, {:.2} M positions/s, written in {write_secs:.1}s{peak}",
         stats.positions,
         stats.slots,
@@ -479,7 +585,7 @@ fn run_job(
         stats.setup_secs,
         stats.secs,
         rate / 1e6
-    );
+    ));
     totals.0 += stats.positions;
     totals.1 += stats.secs;
     if keep {
@@ -487,7 +593,7 @@ fn run_job(
             cache.insert((t.w, t.b), t);
         }
     }
-    Ok(())
+    Ok(true)
 }
 
 /// Resets the process's peak resident size, so that each job reports its own (Linux: writing
@@ -517,7 +623,7 @@ fn generate_only(rules: Rules, job: &str, dir: &Path) -> Result<(), String> {
     }
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let job = Job::new(rules, w, b);
-    run_job(&job, dir, &mut HashMap::new(), false, &mut (0, 0.0))
+    run_job(&job, dir, &mut HashMap::new(), false, &mut (0, 0.0)).map(|_| ())
 }
 
 fn generate(rules: Rules, max_pieces: u8, max_side: u8, dir: &Path) -> Result<(), String> {
@@ -525,10 +631,24 @@ fn generate(rules: Rules, max_pieces: u8, max_side: u8, dir: &Path) -> Result<()
         return Err("--max-pieces must be at least 6 (3 v 3)".into());
     }
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let jobs = plan(rules, max_pieces, max_side);
+    let progress = progress::Progress::new("generate", slots_left(&jobs, dir), "slots");
+    run_jobs(&jobs, dir, &progress)
+}
+
+/// Slots of the jobs whose files are not all in `dir`.
+fn slots_left(jobs: &[Job], dir: &Path) -> u64 {
+    jobs.iter()
+        .filter(|j| !j.files().iter().all(|f| dir.join(f).is_file()))
+        .map(|j| j.slots())
+        .sum()
+}
+
+/// Runs `jobs` (inputs first) into `dir`, keeping in memory the tables later jobs read.
+fn run_jobs(jobs: &[Job], dir: &Path, progress: &progress::Progress) -> Result<(), String> {
     let start = Instant::now();
     let mut cache: HashMap<(u8, u8), Table> = HashMap::new();
     let mut totals = (0u64, 0f64);
-    let jobs = plan(rules, max_pieces, max_side);
     for (k, job) in jobs.iter().enumerate() {
         // Keep in memory only the tables this or a later job reads (the biggest jobs of nine
         // read 1 to 2 GB of them).
@@ -538,14 +658,109 @@ fn generate(rules: Rules, max_pieces: u8, max_side: u8, dir: &Path) -> Result<()
             .tables
             .iter()
             .any(|t| jobs[k + 1..].iter().any(|j| j.reads.contains(t)));
-        run_job(job, dir, &mut cache, keep, &mut totals)?;
+        progress.note(format!("job {}", job.name()));
+        if run_job(job, dir, &mut cache, keep, &mut totals)? {
+            progress.inc(job.slots());
+        }
     }
     let (solved_positions, solve_secs) = totals;
-    eprintln!(
+    progress::line(&format!(
         "done in {:.1}s: solved {solved_positions} positions in {solve_secs:.1}s of solving ({:.2} M positions/s)",
         start.elapsed().as_secs_f64(),
         solved_positions as f64 / solve_secs.max(1e-9) / 1e6
+    ));
+    Ok(())
+}
+
+/// `mill-tb setup`: states the needs, refuses what does not fit, then runs the steps.
+fn run_setup(
+    rules: Rules,
+    memory: Option<&str>,
+    disk: Option<&str>,
+    dir: PathBuf,
+    max_pieces: u8,
+    dry_run: bool,
+) -> Result<(), String> {
+    let s = setup::Setup::new(rules, max_pieces)?;
+    let threads = rayon::current_num_threads();
+    let needs = setup::needs(&s, &dir, threads);
+    let (budget, how) = resources::memory_budget(memory)?;
+    let free = match disk {
+        Some(d) => Some(resources::parse_size(d).map_err(|e| format!("--disk: {e}"))?),
+        None => resources::free_disk(&dir),
+    };
+    for l in setup::describe(&s, &needs, &dir, threads) {
+        eprintln!("{l}");
+    }
+    eprintln!(
+        "disk budget {}{}; memory budget {} ({how})",
+        free.map_or("unknown".into(), resources::human),
+        if disk.is_some() {
+            " (--disk)"
+        } else {
+            " (free space)"
+        },
+        budget.map_or("none".into(), resources::human)
     );
+    if dry_run {
+        for (step, c) in s.steps.iter().zip(s.costs()) {
+            eprintln!(
+                "  {}{}: {} positions, disk {}, peak memory {}, {} of one thread",
+                step.name(),
+                if step.present(&dir) { " (done)" } else { "" },
+                c.slots,
+                resources::human(c.disk),
+                resources::human(c.memory),
+                resources::human_secs(c.thread_secs)
+            );
+        }
+    }
+    setup::check(&needs, free, budget)?;
+    if dry_run {
+        return Ok(());
+    }
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let start = Instant::now();
+    let progress = progress::Progress::new("setup", needs.slots, "positions");
+    let jobs: Vec<Job> = s
+        .steps
+        .iter()
+        .filter_map(|st| match st {
+            setup::Step::Moving(j) => Some(Job::new(rules, j.w, j.b)),
+            _ => None,
+        })
+        .collect();
+    run_jobs(&jobs, &dir, &progress)?;
+    for step in &s.steps {
+        if let setup::Step::Placing {
+            max_material,
+            sectors,
+        } = step
+        {
+            let left: u64 = sectors
+                .iter()
+                .filter(|x| !dir.join(x.file_name()).is_file())
+                .map(|x| x.slots())
+                .sum();
+            progress.note(step.name());
+            millstone_tools::placing::generate(rules, *max_material, &dir)?;
+            progress.inc(left);
+        }
+    }
+    drop(progress);
+    eprintln!(
+        "setup done in {:.1}s: {} holds the tables of {rules} up to {max_pieces} pieces",
+        start.elapsed().as_secs_f64(),
+        dir.display()
+    );
+    if millstone::datadir::default_tables().as_deref() == Some(dir.as_path()) {
+        eprintln!("the engine and mill-gui find them with no option");
+    } else {
+        eprintln!(
+            "not the data directory: give the engine `setoption name TablePath value {}`",
+            dir.display()
+        );
+    }
     Ok(())
 }
 
