@@ -32,17 +32,19 @@ struct Cli {
     /// Open the page in the system browser.
     #[arg(long)]
     open: bool,
-    /// Endgame tables directory, given to the engine as TablePath.
+    /// Endgame tables directory, given to the engine as TablePath (default: none given, so
+    /// the engine uses its data directory's, see `mill-tb setup`).
     #[arg(long, value_name = "DIR")]
     tables: Option<PathBuf>,
-    /// Opening book of `mill-tb book`, given to the engine as BookPath (with --tables).
+    /// Opening book of `mill-tb book`, given to the engine as BookPath (default: the engine's
+    /// data directory's book, if any).
     #[arg(long, value_name = "FILE")]
     book: Option<PathBuf>,
     /// Most engine processes at once (one per open tab).
     #[arg(long, default_value_t = 4)]
     max_engines: usize,
     /// The engine command and its arguments (put it last: every word after it is the
-    /// engine's). Default: `millstone` next to this program.
+    /// engine's). Default: `millstone` next to this program, else on PATH.
     #[arg(long, num_args = 1.., allow_hyphen_values = true, value_name = "CMD [ARGS]")]
     engine: Vec<String>,
 }
@@ -71,7 +73,8 @@ fn asset(kind: &'static str, body: &'static str) -> Response {
 }
 
 /// The engine beside this program, building it with cargo when it is missing from a cargo
-/// target folder (so that `cargo run --release -p mill-gui` works on a fresh checkout).
+/// target folder (so that `cargo run --release -p mill-gui` works on a fresh checkout), else
+/// the first `millstone` on PATH (as `cargo install` puts it).
 fn default_engine() -> Result<PathBuf, String> {
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
     let dir = exe.parent().ok_or("no folder")?.to_path_buf();
@@ -100,10 +103,21 @@ fn default_engine() -> Result<PathBuf, String> {
             return Ok(engine);
         }
     }
+    if let Some(on_path) = on_path(&name) {
+        return Ok(on_path);
+    }
     Err(format!(
-        "no engine at {} (build it with `cargo build --release -p millstone`, or name one with --engine)",
+        "no engine at {} nor on PATH (build it with `cargo build --release -p millstone`, install it with `cargo install --path .`, or name one with --engine)",
         engine.display()
     ))
+}
+
+/// The first file called `name` in the folders of PATH.
+fn on_path(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
 }
 
 #[tokio::main]
@@ -137,8 +151,8 @@ async fn main() {
         Some(b) => {
             let b = b.canonicalize().unwrap_or_else(|_| b.clone());
             let s = b.to_string_lossy().into_owned();
-            if !b.is_file() || s.contains(['\n', '\r']) || tables.is_none() {
-                eprintln!("mill-gui: --book {s}: not a file, or no --tables");
+            if !b.is_file() || s.contains(['\n', '\r']) {
+                eprintln!("mill-gui: --book {s}: not a file");
                 std::process::exit(2);
             }
             Some(s)
