@@ -4,7 +4,7 @@
 //! Every line a long command writes for people goes through [`line`], which prints it above
 //! the bar while one is shown, so that the bar and the lines never mix.
 
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::{ProgressBar, ProgressState, ProgressStyle};
 use std::io::IsTerminal;
 use std::sync::Mutex;
 
@@ -15,6 +15,17 @@ static CURRENT: Mutex<Option<ProgressBar>> = Mutex::new(None);
 pub fn enabled() -> bool {
     std::io::stderr().is_terminal()
         && std::env::var("MILLSTONE_PROGRESS").map_or(true, |v| v != "plain")
+}
+
+/// A rate as people read it: `9.61 M/s`, `12.3 K/s`, `0.52/s`.
+pub fn rate(per_sec: f64) -> String {
+    if per_sec >= 1e6 {
+        format!("{:.2} M/s", per_sec / 1e6)
+    } else if per_sec >= 1e3 {
+        format!("{:.1} K/s", per_sec / 1e3)
+    } else {
+        format!("{per_sec:.2}/s")
+    }
 }
 
 /// Writes one line for people on stderr: above the bar while one is shown.
@@ -41,15 +52,23 @@ impl Progress {
         }
         let bar = ProgressBar::new(total.max(1));
         let template = format!(
-            "{what} [{{bar:30}}] {{percent:>3}}% {{human_pos}}/{{human_len}} {unit}, {{per_sec}}, {{eta}} left {{msg}}"
+            "{what} [{{bar:30}}] {{percent:>3}}% {{human_pos}}/{{human_len}} {unit}, {{rate}}, {{eta}} left {{msg}}"
         );
         let style = ProgressStyle::with_template(&template)
             .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .with_key("rate", |s: &ProgressState, w: &mut dyn std::fmt::Write| {
+                let _ = w.write_str(&rate(s.per_sec()));
+            })
             .progress_chars("=> ");
         bar.set_style(style);
         bar.enable_steady_tick(std::time::Duration::from_millis(500));
         *CURRENT.lock().unwrap_or_else(|e| e.into_inner()) = Some(bar.clone());
         Progress { bar: Some(bar) }
+    }
+
+    /// No bar at all (the command was asked for no progress).
+    pub fn hidden() -> Progress {
+        Progress { bar: None }
     }
 
     /// Adds `n` done units.
@@ -73,6 +92,14 @@ impl Progress {
         }
     }
 
+    /// Runs `f` with the bar hidden: for work that writes its own lines straight to stderr.
+    pub fn suspend<R>(&self, f: impl FnOnce() -> R) -> R {
+        match &self.bar {
+            Some(b) => b.suspend(f),
+            None => f(),
+        }
+    }
+
     /// Whether a bar is shown.
     pub fn is_bar(&self) -> bool {
         self.bar.is_some()
@@ -85,5 +112,15 @@ impl Drop for Progress {
             b.finish_and_clear();
             *CURRENT.lock().unwrap_or_else(|e| e.into_inner()) = None;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn rates() {
+        assert_eq!(super::rate(9_610_000.0), "9.61 M/s");
+        assert_eq!(super::rate(12_345.0), "12.3 K/s");
+        assert_eq!(super::rate(0.5), "0.50/s");
     }
 }

@@ -481,6 +481,13 @@ pub fn run(config: &Config) -> Result<MatchResult, String> {
     let mut tally = Tally::new(&names, games.len());
     let workers = config.concurrency.clamp(1, games.len().max(1));
     let stop = Arc::new(stop);
+    // A bar (games, score so far, Elo, time left) when stderr is a terminal; the per-game
+    // lines either way, above it.
+    let bar = if config.progress {
+        crate::progress::Progress::new("games", games.len() as u64, "games")
+    } else {
+        crate::progress::Progress::hidden()
+    };
     std::thread::scope(|scope| -> Result<(), String> {
         for _ in 0..workers {
             let tx = tx.clone();
@@ -547,17 +554,19 @@ pub fn run(config: &Config) -> Result<MatchResult, String> {
                     && !stop.swap(true, Ordering::Relaxed)
                     && config.progress
                 {
-                    eprintln!(
+                    crate::progress::line(&format!(
                         "SPRT decided after {done} games: {} (LLR {llr:.2}); finishing the games in progress",
                         decision_text(d)
-                    );
+                    ));
                 }
             }
             if config.progress {
-                eprintln!(
-                    "{}",
-                    progress_line(config, &tally.result, &rec, done, games.len())
-                );
+                let line = progress_line(config, &tally.result, &rec, done, games.len());
+                if let Some((_, score)) = line.split_once(" | ") {
+                    bar.note(score.to_string());
+                }
+                bar.inc(1);
+                crate::progress::line(&line);
             }
             sched.lock().expect("lock").1 += 1;
             wake.notify_all();

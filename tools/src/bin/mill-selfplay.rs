@@ -343,6 +343,12 @@ fn main() -> ExitCode {
     // One plain thread and one engine per worker, games handed out by a counter. (A rayon
     // parallel iterator would let a worker that waits for its engine's search pool steal the
     // next game, nesting searches until memory or the stack runs out.)
+    // A bar (games, time left) when stderr is a terminal; the per-game lines either way.
+    let bar = if cli.quiet {
+        millstone_tools::progress::Progress::hidden()
+    } else {
+        millstone_tools::progress::Progress::new("self-play", ids.len() as u64, "games")
+    };
     std::thread::scope(|scope| {
         for _ in 0..threads.min(ids.len().max(1)) {
             scope.spawn(|| {
@@ -355,19 +361,21 @@ fn main() -> ExitCode {
                     let g = play_one(&cli, rules, &mut engine, id);
                     let n = done.fetch_add(1, Ordering::Relaxed) + 1;
                     if !cli.quiet {
-                        eprintln!(
+                        bar.inc(1);
+                        millstone_tools::progress::line(&format!(
                             "[{n}/{}] game {}: {} in {} plies",
                             ids.len(),
                             id + 1,
                             g.result,
                             g.lines.len()
-                        );
+                        ));
                     }
                     slots.lock().expect("no worker panics")[slot] = Some(g);
                 }
             });
         }
     });
+    drop(bar);
     let results: Vec<GameOut> = slots
         .into_inner()
         .expect("no worker panics")

@@ -743,7 +743,8 @@ fn run_setup(
                 .map(|x| x.slots())
                 .sum();
             progress.note(step.name());
-            millstone_tools::placing::generate(rules, *max_material, &dir)?;
+            // The placing generator writes its own lines: the bar waits meanwhile.
+            progress.suspend(|| millstone_tools::placing::generate(rules, *max_material, &dir))?;
             progress.inc(left);
         }
     }
@@ -1023,7 +1024,9 @@ fn verify(dir: &Path, sample: Option<u64>, seed: u64) -> Result<(), String> {
     let read = |x: u8, y: u8, rules: Rules| {
         Table::read(&dir.join(file_name(rules, x, y)), rules, x, y).map_err(|e| e.to_string())
     };
+    let progress = progress::Progress::new("verify", found.len() as u64, "tables");
     for (rules, w, b) in found {
+        progress.note(format!("{w}v{b}"));
         let t0 = Instant::now();
         let result = match sample {
             Some(n) => verify_sample(&tb, rules, w, b, n, seed),
@@ -1043,16 +1046,18 @@ fn verify(dir: &Path, sample: Option<u64>, seed: u64) -> Result<(), String> {
             })(),
         };
         match result {
-            Ok(n) => eprintln!(
+            Ok(n) => progress::line(&format!(
                 "{rules} {w}v{b}: {n} slots consistent ({:.1}s)",
                 t0.elapsed().as_secs_f64()
-            ),
+            )),
             Err(e) => {
                 failures += 1;
-                eprintln!("{rules} {w}v{b}: FAILED\n{e}");
+                progress::line(&format!("{rules} {w}v{b}: FAILED\n{e}"));
             }
         }
+        progress.inc(1);
     }
+    drop(progress);
     let (_, placing_failures) = millstone_tools::placing::verify(dir, sample, seed)?;
     failures += placing_failures;
     eprintln!("verify done in {:.1}s", start.elapsed().as_secs_f64());
