@@ -1236,7 +1236,10 @@ fn book(
         let mut next = Vec::new();
         let mut seen = std::collections::HashSet::new();
         let mut nodes = 0u64;
+        let bar =
+            progress::Progress::new(&format!("book ply {ply}"), level.len() as u64, "positions");
         for pos in &level {
+            bar.inc(1);
             let (v, keep) = solver
                 .value_keeping(pos)
                 .map_err(|e| format!("{pos}: {e}"))?;
@@ -1264,6 +1267,7 @@ fn book(
                 }
             }
         }
+        drop(bar);
         eprintln!(
             "ply {ply}: {} positions solved with every move in {:.1}s ({nodes} nodes); {:.0}s in all",
             level.len(),
@@ -1347,11 +1351,13 @@ fn audit_placing(
 ) -> Result<(), String> {
     let tb = Tablebase::open(dir).map_err(|e| e.to_string())?;
     let records = read_records(jsonl)?;
+    let bar = progress::Progress::new("audit --placing", records.len() as u64, "games");
     let mut solver: Option<Solver> = None;
     let (mut checked, mut kept, mut undecided) = (0u32, 0u32, 0u32);
     let mut spoilt = Vec::new();
     let start = std::time::Instant::now();
     for rec in &records {
+        bar.inc(1);
         let variant: Variant = rec
             .variant
             .parse()
@@ -1453,7 +1459,10 @@ fn audit(dir: &Path, jsonl: &Path, player: Option<&str>, verbose: bool) -> Resul
     let mut table: std::collections::BTreeMap<&'static str, [u32; 3]> = Default::default();
     let (mut games, mut uncovered, mut no_moving) = (0u32, 0u32, 0u32);
     let mut lost_from_level = Vec::new();
-    for rec in read_records(jsonl)? {
+    let records = read_records(jsonl)?;
+    let bar = progress::Progress::new("audit", records.len() as u64, "games");
+    for rec in records {
+        bar.inc(1);
         games += 1;
         let Some(pos) = moving_phase_start(&rec)? else {
             no_moving += 1;
