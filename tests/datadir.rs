@@ -140,7 +140,8 @@ fn the_variable_comes_first() {
         has(
             &lines,
             &format!(
-                "info string data directory: {} (from MILLSTONE_DATA)",
+                "endgame tables: 1 sub-spaces of nine (flying on) in {} (data directory {}, from MILLSTONE_DATA)",
+                datadir::tables_in(&root).display(),
                 root.display()
             )
         ),
@@ -166,7 +167,7 @@ fn the_platform_directory_when_no_variable() {
     assert!(
         has(
             &lines,
-            &format!("data directory: {} (the platform default)", dir.display())
+            &format!("(data directory {}, the platform default)", dir.display())
         ),
         "{lines:?}"
     );
@@ -180,7 +181,10 @@ fn the_platform_directory_when_no_variable() {
         let lines = e.start_up();
         let dir = home.join(".local/share/millstone");
         assert!(
-            has(&lines, &format!("data directory: {}", dir.display())),
+            has(
+                &lines,
+                &format!("(data directory {}, the platform default)", dir.display())
+            ),
             "{lines:?}"
         );
         assert!(

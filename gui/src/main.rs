@@ -36,8 +36,8 @@ struct Cli {
     /// the engine uses its data directory's, see `mill-tb setup`).
     #[arg(long, value_name = "DIR")]
     tables: Option<PathBuf>,
-    /// Opening book of `mill-tb book`, given to the engine as BookPath (default: the engine's
-    /// data directory's book, if any).
+    /// Opening book of `mill-tb book`, given to the engine as BookPath, with --tables (without
+    /// both, the engine uses its data directory's tables and book, if any).
     #[arg(long, value_name = "FILE")]
     book: Option<PathBuf>,
     /// Most engine processes at once (one per open tab).
@@ -151,8 +151,8 @@ async fn main() {
         Some(b) => {
             let b = b.canonicalize().unwrap_or_else(|_| b.clone());
             let s = b.to_string_lossy().into_owned();
-            if !b.is_file() || s.contains(['\n', '\r']) {
-                eprintln!("mill-gui: --book {s}: not a file");
+            if !b.is_file() || s.contains(['\n', '\r']) || tables.is_none() {
+                eprintln!("mill-gui: --book {s}: not a file, or no --tables");
                 std::process::exit(2);
             }
             Some(s)

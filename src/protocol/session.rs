@@ -342,7 +342,9 @@ impl Session {
             self.engine.set_rules(rules);
             // The data directory holds one book per rule set.
             if self.book_applied && self.book_choice == PathChoice::Default {
-                self.set_book(&PathChoice::Default)?;
+                if let Err(e) = self.set_book(&PathChoice::Default) {
+                    self.out.line(&format!("info string book: none ({e})"));
+                }
             }
         }
         Ok(())
@@ -353,13 +355,6 @@ impl Session {
     fn open_defaults(&mut self) {
         if self.tables_applied && self.book_applied {
             return;
-        }
-        if let Some((root, source)) = datadir::root() {
-            self.out.line(&format!(
-                "info string data directory: {} ({})",
-                root.display(),
-                source.describe()
-            ));
         }
         if !self.tables_applied {
             self.tables_applied = true;
@@ -380,24 +375,45 @@ impl Session {
 
     /// Uses the tables `choice` names and says what they hold; on error the previous ones stay.
     fn set_tables(&mut self, choice: &PathChoice) -> Result<(), String> {
+        // For the data directory's: where it is and why, after the usual line.
+        let mut note = String::new();
         let dir = match choice {
             PathChoice::Off => None,
             PathChoice::Path(d) => Some(d.clone()),
-            PathChoice::Default => match datadir::default_tables() {
-                Some(d) if d.is_dir() => Some(d.display().to_string()),
-                found => {
+            PathChoice::Default => {
+                let Some((root, source)) = datadir::root() else {
                     self.engine
                         .set_table_path(None, self.rules)
                         .map_err(|e| format!("setoption: TablePath: {e}"))?;
-                    let place = found.map_or("no data directory".to_string(), |d| {
-                        format!("{} does not exist", d.display())
-                    });
                     self.out.line(&format!(
-                        "info string endgame tables: none ({place}; `mill-tb setup` makes them)"
+                        "info string endgame tables: none (no data directory: set {})",
+                        datadir::ENV
+                    ));
+                    return Ok(());
+                };
+                note = format!(
+                    " (data directory {}, {})",
+                    root.display(),
+                    source.describe()
+                );
+                let d = datadir::tables_in(&root);
+                if !d.is_dir() {
+                    self.engine
+                        .set_table_path(None, self.rules)
+                        .map_err(|e| format!("setoption: TablePath: {e}"))?;
+                    let what = if d.exists() {
+                        "is not a directory"
+                    } else {
+                        "does not exist"
+                    };
+                    self.out.line(&format!(
+                        "info string endgame tables: none ({} {what}; `mill-tb setup` makes them){note}",
+                        d.display()
                     ));
                     return Ok(());
                 }
-            },
+                Some(d.display().to_string())
+            }
         };
         let n = self
             .engine
@@ -405,7 +421,7 @@ impl Session {
             .map_err(|e| format!("setoption: TablePath: {e}"))?;
         if let Some(d) = dir {
             self.out.line(&format!(
-                "info string endgame tables: {n} sub-spaces of {} in {d}",
+                "info string endgame tables: {n} sub-spaces of {} in {d}{note}",
                 self.rules
             ));
             let (sectors, complete) = self.engine.placing_sectors(self.rules);
