@@ -306,6 +306,7 @@ impl Session {
             Setting::SkillSeed(s) => self.options.skill_seed = s,
             Setting::SolveHash(mb) => self.engine.set_solve_hash_mb(mb),
             Setting::UltraStrong(on) => self.engine.set_ultra_strong(on),
+            Setting::TableChoice(c) => self.engine.set_table_choice(c),
             Setting::BookPath(path) => {
                 let (n, book_rules) = self
                     .engine
