@@ -127,7 +127,7 @@ enum Command {
         /// Solver table size in MiB.
         #[arg(long, default_value_t = 1024)]
         hash_mb: usize,
-        /// Stop after this many seconds (the plies done are reported).
+        /// Stop each ply after this many seconds (the positions done are reported).
         #[arg(long)]
         seconds: Option<u64>,
     },
@@ -318,7 +318,7 @@ fn main() -> ExitCode {
             per_ply,
             seed,
             hash_mb,
-            seconds.map(|s| Instant::now() + std::time::Duration::from_secs(s)),
+            seconds.map(std::time::Duration::from_secs),
         )
         .and_then(|c| {
             let n: u64 = c.per_ply.iter().map(|&(_, n)| n).sum();
