@@ -397,6 +397,52 @@ fn word(w: Wdl) -> &'static str {
     }
 }
 
+/// Plies of the opening census: those of the engine's book (`mill-tb book --plies 5`).
+pub const CENSUS_PLIES: u32 = 5;
+
+/// The tables' values of every position of the first `plies` plies, one of each class of
+/// mirror images, walked as `mill-tb book` walks them (the same classes, the same order): per
+/// ply the positions won, drawn and lost for the side to move and the moves that keep each
+/// one's value. The book's own log gives these counts from the solver, so they compare the two.
+/// `None` where a position is outside the tables.
+pub fn opening_census(
+    tb: &Tablebase,
+    solver: &millstone::solve::Solver,
+    rules: Rules,
+    plies: u32,
+) -> Option<Vec<[u64; 4]>> {
+    let mut level = vec![Position::new(rules)];
+    let mut out = Vec::new();
+    for _ in 0..plies {
+        let mut counts = [0u64; 4];
+        let mut next = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        for pos in &level {
+            let root = tb.probe_root(pos)?;
+            let v = root.probe.wdl.real();
+            counts[match v {
+                Wdl::Win => 0,
+                Wdl::Loss => 2,
+                _ => 1,
+            }] += 1;
+            counts[3] += root.moves.iter().filter(|(_, p)| p.wdl.real() == v).count() as u64;
+            for &m in pos.legal_moves().iter() {
+                let mut child = *pos;
+                child.make(m);
+                if !child.is_moving_phase()
+                    && child.outcome().is_none()
+                    && seen.insert(solver.class_key(&child))
+                {
+                    next.push(child);
+                }
+            }
+        }
+        out.push(counts);
+        level = next;
+    }
+    Some(out)
+}
+
 /// What [`crosscheck`] found.
 pub struct Crosscheck {
     /// Positions compared, per ply.
@@ -425,6 +471,23 @@ pub fn crosscheck(
     let tb = Tablebase::open(dir).map_err(|e| e.to_string())?;
     let mut solver =
         millstone::solve::Solver::new(&tb, rules, hash_mb).map_err(|e| e.to_string())?;
+    if let Some(census) = opening_census(&tb, &solver, rules, CENSUS_PLIES) {
+        let (mut w, mut d, mut l) = (0, 0, 0);
+        for (ply, c) in census.iter().enumerate() {
+            eprintln!(
+                "opening ply {ply}: {} positions, {} won, {} drawn, {} lost for the side to move, {} value-keeping moves",
+                c[0] + c[1] + c[2],
+                c[0],
+                c[1],
+                c[2],
+                c[3]
+            );
+            (w, d, l) = (w + c[0], d + c[1], l + c[2]);
+        }
+        eprintln!(
+            "opening: {CENSUS_PLIES} plies, {w} positions won, {d} drawn, {l} lost for the side to move (as `mill-tb book --plies {CENSUS_PLIES}` counts them)"
+        );
+    }
     let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
     let all = Sector::all(rules, 2 * rules.variant.pieces());
     let mut out = Crosscheck {
