@@ -84,3 +84,50 @@ fn placing_tables_through_mill_tb() {
     assert!(!out.status.success(), "a damaged sector passed verify");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The plan's Makefile runs each job plainly, or through srun with the job's own memory and
+/// time limit when SRUN is set (`make -n` shows the commands without running them).
+#[test]
+fn plan_runs_jobs_through_srun_with_their_estimates() {
+    let dir = scratch("plan-srun");
+    let (mk, _) = run_ok(
+        TB,
+        &args(&["plan", "--max-pieces", "7", "--placing", "--dir", "t"]),
+    );
+    let file = dir.join("plan.mk");
+    std::fs::write(&file, &mk).unwrap();
+    let make = |extra: &[&str]| {
+        let out = std::process::Command::new("make")
+            .args(["-n", "-f", file.to_str().unwrap(), "MILL_TB=mill-tb"])
+            .args(extra)
+            .output();
+        match out {
+            Ok(o) => Some(String::from_utf8_lossy(&o.stdout).into_owned()),
+            Err(_) => None,
+        }
+    };
+    let Some(plain) = make(&[]) else {
+        eprintln!("SKIPPED: no make here");
+        return;
+    };
+    assert!(
+        plain
+            .lines()
+            .any(|l| l == "mill-tb generate --variant nine --only 3v4 --dir t"),
+        "{plain}"
+    );
+    assert!(!plain.contains("srun"), "{plain}");
+    // A placing job waits for the moving job whose partner table it reads (4v3, made by 3v4).
+    assert!(
+        mk.contains("$(DIR)/nine-fly-p17-2v4.mpt: | $(DIR)/nine-fly-3v4.mtb"),
+        "{mk}"
+    );
+    let srun = make(&["SRUN=srun"]).unwrap();
+    let lines: Vec<&str> = srun.lines().filter(|l| l.contains("generate")).collect();
+    assert_eq!(lines.len(), 9, "{srun}");
+    for l in lines {
+        assert!(l.starts_with("srun --ntasks=1 --mem="), "{l}");
+        assert!(l.contains("M --time="), "{l}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
