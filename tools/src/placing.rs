@@ -508,11 +508,23 @@ pub fn crosscheck(
         let t0 = Instant::now();
         let deadline = ply_time.map(|t| t0 + t);
         solver.set_deadline(deadline);
+        // A ply with no more slots than asked for (the first plies) is checked slot by slot,
+        // each position once, instead of the same few positions drawn again and again.
+        let exhaustive = total <= per_ply;
+        let mut next_slot = 0;
         while done < per_ply {
             if deadline.is_some_and(|d| Instant::now() > d) {
                 break;
             }
-            let mut pick = rng.gen_range(0..total);
+            let mut pick = if exhaustive {
+                if next_slot == total {
+                    break;
+                }
+                next_slot += 1;
+                next_slot - 1
+            } else {
+                rng.gen_range(0..total)
+            };
             let s = **sectors
                 .iter()
                 .find(|s| {
@@ -524,7 +536,10 @@ pub fn crosscheck(
                     }
                 })
                 .expect("pick < total");
-            let (pos, _) = placing::position_of_slot(s, pick as u32);
+            let (pos, canonical) = placing::position_of_slot(s, pick as u32);
+            if exhaustive && !canonical {
+                continue;
+            }
             let stored = tb
                 .wdl(&pos)
                 .ok_or_else(|| format!("{s}: file unreadable"))?;
