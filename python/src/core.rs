@@ -26,6 +26,9 @@ pub struct Core {
     pending: Option<Move>,
     legal: MoveList,
     outcome: Option<Outcome>,
+    /// Batched games keep no positions for undo and only the repetition keys since the last
+    /// placement or mill (no earlier position can recur).
+    light: bool,
 }
 
 impl Core {
@@ -40,8 +43,26 @@ impl Core {
             pending: None,
             legal: MoveList::new(),
             outcome: None,
+            light: false,
         };
         c.refresh();
+        c
+    }
+
+    /// A game that cannot be taken back (see `light`), for `VectorEnv`.
+    pub fn new_light(start: Position) -> Core {
+        let mut c = Core::new(start);
+        c.light = true;
+        c
+    }
+
+    /// A full game (undo possible) with the same moves: replays them from the start.
+    pub fn with_history(&self) -> Core {
+        let mut c = Core::new(self.start);
+        for &m in &self.moves {
+            c.play_legal(m);
+        }
+        c.pending = self.pending;
         c
     }
 
@@ -114,9 +135,14 @@ impl Core {
 
     /// Plays a complete move known to be legal (one of [`Core::legal`]).
     pub fn play_legal(&mut self, m: Move) {
-        self.history.push(self.pos);
+        if !self.light {
+            self.history.push(self.pos);
+        }
         self.pos.make(m);
         self.moves.push(m);
+        if self.light && self.pos.rule50() == 0 {
+            self.keys.clear();
+        }
         self.keys.push(self.pos.repetition_key());
         self.pending = None;
         self.refresh();
@@ -142,10 +168,14 @@ impl Core {
         Ok(())
     }
 
-    /// Takes back the last move (or a pending base move); the move taken back.
+    /// Takes back the last move (or a pending base move); the move taken back. A light game
+    /// takes back only a pending base move.
     pub fn undo(&mut self) -> Option<Move> {
         if let Some(p) = self.pending.take() {
             return Some(p);
+        }
+        if self.light {
+            return None;
         }
         let m = self.moves.pop()?;
         self.pos = self.history.pop().expect("a position per move");

@@ -1,14 +1,37 @@
-//! `millstone.VectorEnv`: n games stepped in Rust with the GIL released.
+//! `millstone.VectorEnv`: n games stepped in Rust with the GIL released, in parallel over
+//! rayon's threads for big batches (each game has its own random generator, so results do not
+//! depend on the number of threads).
 
 use crate::core::{Core, OBS_LEN, OBS_PLANES};
-use crate::encoding::{full_id, NUM_FULL, NUM_TWO_STEP};
-use crate::position::{rules_of, PyPosition};
-use millstone::{Color, Move, Outcome, Position, Rules};
+use crate::encoding::{base_id, full_id, NUM_FULL, NUM_TWO_STEP};
+use crate::position::{parse_color, rules_of, PyPosition};
+use millstone::{movegen, Color, Move, Outcome, Position, Rules};
 use numpy::{PyArray1, PyArray2, PyArray3, PyArrayMethods, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use rand::rngs::StdRng;
-use rand::{Rng, SeedableRng};
+use rayon::prelude::*;
+
+/// Games per parallel task (with `threads` > 1); smaller batches run on the calling thread.
+const CHUNK: usize = 256;
+
+/// SplitMix64: a small, fast generator per game.
+#[derive(Clone)]
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `0..n` (`n > 0`).
+    fn below(&mut self, n: usize) -> usize {
+        ((self.next() as u128 * n as u128) >> 64) as usize
+    }
+}
 
 /// Who answers the agent's moves.
 #[derive(Copy, Clone, PartialEq, Eq)]
@@ -21,52 +44,41 @@ enum Opponent {
     Greedy,
 }
 
-/// A random legal move of a game in progress.
-fn random_move(core: &Core, rng: &mut StdRng) -> Move {
-    let l = core.legal();
-    l[rng.gen_range(0..l.len())]
+/// Whether the side to move after `m` has lost at once.
+fn wins_at_once(core: &Core, m: Move) -> bool {
+    let them = core.to_move().other();
+    let mut p = *core.position();
+    p.make(m);
+    p.material(them) < 3 || !movegen::has_legal_move(&p)
 }
 
-/// The greedy choice: a move that wins at once, else one that closes a mill, else any.
-fn greedy_move(core: &Core, rng: &mut StdRng) -> Move {
+/// A random legal move of a game in progress.
+fn random_move(core: &Core, rng: &mut Rng) -> Move {
     let l = core.legal();
-    let us = core.to_move();
+    l[rng.below(l.len())]
+}
+
+/// The greedy choice among `moves` (non-empty): one that wins at once, else one that closes a
+/// mill, else any, at random among equals.
+fn greedy_among(core: &Core, moves: &[Move], rng: &mut Rng) -> Move {
     let mut mills = 0usize;
-    for &m in l {
+    for &m in moves {
         if m.removal().is_some() {
-            let mut p = *core.position();
-            p.make(m);
-            if p.material(us.other()) < 3 || !millstone::movegen::has_legal_move(&p) {
+            if wins_at_once(core, m) {
                 return m;
             }
             mills += 1;
         }
     }
     if mills > 0 {
-        let k = rng.gen_range(0..mills);
-        return *l.iter().filter(|m| m.removal().is_some()).nth(k).unwrap();
+        let k = rng.below(mills);
+        return *moves
+            .iter()
+            .filter(|m| m.removal().is_some())
+            .nth(k)
+            .unwrap();
     }
-    random_move(core, rng)
-}
-
-/// The greedy removal for a pending two-step move: a winning one if any, else random.
-fn greedy_removal(core: &Core, pending: Move, rng: &mut StdRng) -> usize {
-    let us = core.to_move();
-    let cands: Vec<Move> = core
-        .legal()
-        .iter()
-        .copied()
-        .filter(|m| m.without_removal() == pending)
-        .collect();
-    for &m in &cands {
-        let mut p = *core.position();
-        p.make(m);
-        if p.material(us.other()) < 3 || !millstone::movegen::has_legal_move(&p) {
-            return m.removal().map_or(0, |r| r.index());
-        }
-    }
-    let m = cands[rng.gen_range(0..cands.len())];
-    m.removal().map_or(0, |r| r.index())
+    moves[rng.below(moves.len())]
 }
 
 /// `1` white won, `2` black won, `3` draw.
@@ -87,160 +99,237 @@ fn reward_for(o: Outcome, side: Color) -> f32 {
     }
 }
 
+/// The settings every game shares.
+#[derive(Copy, Clone)]
+struct Config {
+    two_step: bool,
+    opponent: Opponent,
+    agent: Color,
+}
+
+/// One game of the batch.
+#[derive(Clone)]
+struct Slot {
+    core: Core,
+    rng: Rng,
+    episode_len: u32,
+    finished_len: u32,
+    result: i8,
+    games: u64,
+    moves: u64,
+}
+
+impl Slot {
+    fn new(start: Position, seed: u64, i: usize) -> Slot {
+        let mut rng = Rng(seed ^ (i as u64).wrapping_mul(0xd1b5_4a32_d192_ed03));
+        rng.next();
+        Slot {
+            core: Core::new_light(start),
+            rng,
+            episode_len: 0,
+            finished_len: 0,
+            result: 0,
+            games: 0,
+            moves: 0,
+        }
+    }
+
+    fn play(&mut self, m: Move) {
+        self.core.play_legal(m);
+        self.moves += 1;
+        self.episode_len += 1;
+    }
+
+    /// The opponent's moves until it is the agent's turn (or the game ends).
+    fn opponent_moves(&mut self, cfg: Config) {
+        while cfg.opponent != Opponent::SelfPlay
+            && self.core.outcome().is_none()
+            && self.core.to_move() != cfg.agent
+        {
+            let m = match cfg.opponent {
+                Opponent::Random => random_move(&self.core, &mut self.rng),
+                _ => greedy_among(&self.core, self.core.legal(), &mut self.rng),
+            };
+            self.play(m);
+        }
+    }
+
+    fn reset(&mut self, cfg: Config) {
+        self.core.reset();
+        self.episode_len = 0;
+        self.opponent_moves(cfg);
+    }
+
+    /// After a move: the reward for `side` and whether the game ended (then it is reset).
+    fn settle(&mut self, cfg: Config, side: Color) -> (f32, bool) {
+        self.result = 0;
+        match self.core.outcome() {
+            Some(o) => {
+                self.result = result_code(o);
+                self.finished_len = self.episode_len;
+                self.games += 1;
+                self.reset(cfg);
+                (reward_for(o, side), true)
+            }
+            None => (0.0, false),
+        }
+    }
+
+    fn legal_ids(&self, cfg: Config, out: &mut Vec<usize>) {
+        if cfg.two_step {
+            self.core.legal_two_step_ids(out);
+        } else {
+            self.core.legal_full_ids(out);
+        }
+    }
+
+    fn is_legal(&self, cfg: Config, a: usize) -> bool {
+        if cfg.two_step {
+            let mut v = Vec::new();
+            self.core.legal_two_step_ids(&mut v);
+            v.contains(&a)
+        } else {
+            self.core.pending().is_none() && self.core.legal().iter().any(|&m| full_id(m) == a)
+        }
+    }
+
+    /// Applies a checked action, then the opponent's answer.
+    fn step(&mut self, cfg: Config, a: usize) -> (f32, bool) {
+        let mover = self.core.to_move();
+        let done = if cfg.two_step {
+            self.core.apply_two_step(a)
+        } else {
+            self.core.apply_full(a).map(|()| true)
+        };
+        if done.expect("a checked action") {
+            self.moves += 1;
+            self.episode_len += 1;
+        }
+        self.opponent_moves(cfg);
+        let side = if cfg.opponent == Opponent::SelfPlay {
+            mover
+        } else {
+            cfg.agent
+        };
+        self.settle(cfg, side)
+    }
+
+    /// A random (or greedy) legal action id.
+    fn pick(&mut self, cfg: Config, greedy: bool) -> usize {
+        let core = &self.core;
+        if let Some(p) = core.pending() {
+            let cands: Vec<Move> = core
+                .legal()
+                .iter()
+                .copied()
+                .filter(|m| m.without_removal() == p)
+                .collect();
+            let m = if greedy {
+                greedy_among(core, &cands, &mut self.rng)
+            } else {
+                cands[self.rng.below(cands.len())]
+            };
+            return m.removal().map_or(0, |r| r.index());
+        }
+        let m = if greedy {
+            greedy_among(core, core.legal(), &mut self.rng)
+        } else if cfg.two_step {
+            // Uniform over the two-step ids, as a uniform policy over the mask would be.
+            let mut ids = Vec::new();
+            core.legal_two_step_ids(&mut ids);
+            return ids[self.rng.below(ids.len())];
+        } else {
+            random_move(core, &mut self.rng)
+        };
+        if cfg.two_step {
+            base_id(m)
+        } else {
+            full_id(m)
+        }
+    }
+}
+
+/// Runs `f` on every slot with its index: on the calling thread, or in chunks on `pool`.
+fn for_each_slot<T: Send>(
+    pool: Option<&rayon::ThreadPool>,
+    slots: &mut [Slot],
+    out: &mut [T],
+    f: impl Fn(usize, &mut Slot, &mut T) + Sync,
+) {
+    let Some(pool) = pool.filter(|_| slots.len() > CHUNK) else {
+        for (i, (s, o)) in slots.iter_mut().zip(out.iter_mut()).enumerate() {
+            f(i, s, o);
+        }
+        return;
+    };
+    pool.install(|| {
+        slots
+            .par_chunks_mut(CHUNK)
+            .zip(out.par_chunks_mut(CHUNK))
+            .enumerate()
+            .for_each(|(c, (ss, oo))| {
+                for (j, (s, o)) in ss.iter_mut().zip(oo.iter_mut()).enumerate() {
+                    f(c * CHUNK + j, s, o);
+                }
+            })
+    });
+}
+
 /// n games of mill stepped together in Rust.
 ///
 /// ``VectorEnv(n, variant="nine", flying=True, seed=0, two_step=False, opponent=None,
-/// agent="w")``. Actions are complete-move ids (15000) or, with ``two_step=True``, two-step ids
+/// agent="w", threads=1)``. Actions are complete-move ids (15000) or, with ``two_step=True``, two-step ids
 /// (600). ``step(actions)`` applies one action per game and returns ``(obs, rewards, dones)``;
 /// a finished game is reset at once (``obs`` then shows its new start, ``results`` how the old
 /// one ended). Without an opponent the caller plays both sides and the reward is for the side
 /// that just acted; with ``opponent="random"`` or ``"greedy"`` the agent plays ``agent``'s side,
-/// the opponent answers in Rust, and the reward is the agent's.
+/// the opponent answers in Rust, and the reward is the agent's. The GIL is released while the
+/// games are stepped; with ``threads`` > 1, batches above 256 games are stepped on that many
+/// threads (results do not depend on it: each game has its own random generator).
 #[pyclass(module = "millstone._millstone", name = "VectorEnv")]
 pub struct VectorEnv {
-    games: Vec<Core>,
+    slots: Vec<Slot>,
     rules: Rules,
-    rng: StdRng,
-    two_step: bool,
-    opponent: Opponent,
-    agent: Color,
-    results: Vec<i8>,
-    episode_len: Vec<u32>,
-    finished_len: Vec<u32>,
-    games_done: u64,
-    moves_done: u64,
+    cfg: Config,
+    pool: Option<rayon::ThreadPool>,
 }
 
 impl VectorEnv {
     fn actions_per_game(&self) -> usize {
-        if self.two_step {
+        if self.cfg.two_step {
             NUM_TWO_STEP
         } else {
             NUM_FULL
         }
     }
 
-    /// The opponent's moves until it is the agent's turn (or the game ends).
-    fn opponent_moves(&mut self, i: usize) {
-        while self.opponent != Opponent::SelfPlay
-            && self.games[i].outcome().is_none()
-            && self.games[i].to_move() != self.agent
-        {
-            let m = match self.opponent {
-                Opponent::Random => random_move(&self.games[i], &mut self.rng),
-                _ => greedy_move(&self.games[i], &mut self.rng),
-            };
-            self.games[i].play_legal(m);
-            self.moves_done += 1;
-            self.episode_len[i] += 1;
-        }
-    }
-
-    fn reset_game(&mut self, i: usize) {
-        self.games[i].reset();
-        self.episode_len[i] = 0;
-        self.opponent_moves(i);
-    }
-
     fn observe_all(&self, out: &mut [f32]) {
-        for (g, o) in self.games.iter().zip(out.chunks_mut(OBS_LEN)) {
-            g.observe(o);
+        for (s, o) in self.slots.iter().zip(out.chunks_mut(OBS_LEN)) {
+            s.core.observe(o);
         }
     }
 
-    /// One action per game, checked first; on error nothing is applied.
-    fn step_inner(
-        &mut self,
-        actions: &[i64],
-        rewards: &mut [f32],
-        dones: &mut [bool],
-    ) -> Result<(), String> {
-        if actions.len() != self.games.len() {
-            return Err(format!(
-                "expected {} actions, got {}",
-                self.games.len(),
-                actions.len()
-            ));
-        }
-        for (i, &a) in actions.iter().enumerate() {
-            if a < 0 || a as usize >= self.actions_per_game() || !self.is_legal(i, a as usize) {
-                return Err(format!("game {i}: action {a} is not legal"));
-            }
-        }
-        for (i, &a) in actions.iter().enumerate() {
-            let mover = self.games[i].to_move();
-            let completed = if self.two_step {
-                self.games[i].apply_two_step(a as usize)?
-            } else {
-                self.games[i].apply_full(a as usize)?;
-                true
-            };
-            if completed {
-                self.moves_done += 1;
-                self.episode_len[i] += 1;
-            }
-            self.opponent_moves(i);
-            let side = if self.opponent == Opponent::SelfPlay {
-                mover
-            } else {
-                self.agent
-            };
-            self.results[i] = 0;
-            rewards[i] = 0.0;
-            dones[i] = false;
-            if let Some(o) = self.games[i].outcome() {
-                rewards[i] = reward_for(o, side);
-                dones[i] = true;
-                self.results[i] = result_code(o);
-                self.finished_len[i] = self.episode_len[i];
-                self.games_done += 1;
-                self.reset_game(i);
-            }
-        }
-        Ok(())
-    }
-
-    fn is_legal(&self, i: usize, a: usize) -> bool {
-        let g = &self.games[i];
-        if self.two_step {
-            let mut v = Vec::new();
-            g.legal_two_step_ids(&mut v);
-            v.contains(&a)
-        } else {
-            g.pending().is_none() && g.legal().iter().any(|&m| full_id(m) == a)
-        }
-    }
-
-    fn random_ids(&mut self, greedy: bool) -> Vec<i64> {
-        let mut out = Vec::with_capacity(self.games.len());
-        let mut ids = Vec::new();
-        for g in &self.games {
-            if self.two_step {
-                ids.clear();
-                g.legal_two_step_ids(&mut ids);
-                let pick = match g.pending() {
-                    None if greedy => crate::encoding::base_id(greedy_move(g, &mut self.rng)),
-                    Some(p) if greedy => greedy_removal(g, p, &mut self.rng),
-                    _ => ids[self.rng.gen_range(0..ids.len())],
-                };
-                out.push(pick as i64);
-            } else {
-                let m = if greedy {
-                    greedy_move(g, &mut self.rng)
-                } else {
-                    random_move(g, &mut self.rng)
-                };
-                out.push(full_id(m) as i64);
-            }
-        }
+    fn picks(&mut self, greedy: bool) -> Vec<i64> {
+        let cfg = self.cfg;
+        let mut out = vec![0i64; self.slots.len()];
+        for_each_slot(self.pool.as_ref(), &mut self.slots, &mut out, |_, s, o| {
+            *o = s.pick(cfg, greedy) as i64
+        });
         out
+    }
+
+    fn slot(&self, i: usize) -> PyResult<&Slot> {
+        self.slots
+            .get(i)
+            .ok_or_else(|| PyValueError::new_err(format!("no game {i}")))
     }
 }
 
 #[pymethods]
 impl VectorEnv {
     #[new]
-    #[pyo3(signature = (n, variant = "nine", flying = true, seed = 0, two_step = false, opponent = None, agent = "w"))]
+    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (n, variant = "nine", flying = true, seed = 0, two_step = false, opponent = None, agent = "w", threads = 1))]
     fn new(
         n: usize,
         variant: &str,
@@ -249,6 +338,7 @@ impl VectorEnv {
         two_step: bool,
         opponent: Option<&str>,
         agent: &str,
+        threads: usize,
     ) -> PyResult<Self> {
         if n == 0 {
             return Err(PyValueError::new_err("n must be at least 1"));
@@ -264,21 +354,28 @@ impl VectorEnv {
                 )))
             }
         };
-        let mut env = VectorEnv {
-            games: vec![Core::new(Position::new(rules)); n],
-            rules,
-            rng: StdRng::seed_from_u64(seed),
+        let cfg = Config {
             two_step,
             opponent,
-            agent: crate::position::parse_color(agent)?,
-            results: vec![0; n],
-            episode_len: vec![0; n],
-            finished_len: vec![0; n],
-            games_done: 0,
-            moves_done: 0,
+            agent: parse_color(agent)?,
         };
-        for i in 0..n {
-            env.reset_game(i);
+        let start = Position::new(rules);
+        let mut env = VectorEnv {
+            slots: (0..n).map(|i| Slot::new(start, seed, i)).collect(),
+            rules,
+            cfg,
+            pool: None,
+        };
+        if threads > 1 {
+            env.pool = Some(
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .map_err(|e| PyValueError::new_err(e.to_string()))?,
+            );
+        }
+        for s in &mut env.slots {
+            s.reset(cfg);
         }
         Ok(env)
     }
@@ -286,11 +383,11 @@ impl VectorEnv {
     /// Number of games.
     #[getter]
     fn num_envs(&self) -> usize {
-        self.games.len()
+        self.slots.len()
     }
 
     fn __len__(&self) -> usize {
-        self.games.len()
+        self.slots.len()
     }
 
     /// Number of action ids (15000, or 600 in the two-step form).
@@ -308,58 +405,47 @@ impl VectorEnv {
     /// Restarts every game (and reseeds when ``seed`` is given); returns the observations.
     #[pyo3(signature = (seed = None))]
     fn reset<'py>(&mut self, py: Python<'py>, seed: Option<u64>) -> Bound<'py, PyArray3<f32>> {
-        if let Some(s) = seed {
-            self.rng = StdRng::seed_from_u64(s);
+        let cfg = self.cfg;
+        for (i, s) in self.slots.iter_mut().enumerate() {
+            if let Some(seed) = seed {
+                s.rng = Slot::new(Position::new(self.rules), seed, i).rng;
+            }
+            s.result = 0;
+            s.reset(cfg);
         }
-        for i in 0..self.games.len() {
-            self.reset_game(i);
-        }
-        self.results.fill(0);
         self.observations(py)
     }
 
     /// The observations, shape ``(n, 8, 24)`` float32, each from its side to move's view.
     fn observations<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray3<f32>> {
-        let mut obs = vec![0f32; self.games.len() * OBS_LEN];
+        let mut obs = vec![0f32; self.slots.len() * OBS_LEN];
         self.observe_all(&mut obs);
         PyArray1::from_vec_bound(py, obs)
-            .reshape([self.games.len(), OBS_PLANES, 24])
+            .reshape([self.slots.len(), OBS_PLANES, 24])
             .expect("shape")
     }
 
     /// Legal-action masks, shape ``(n, num_actions)`` bool.
     fn action_masks<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<bool>> {
         let a = self.actions_per_game();
-        let mut mask = vec![false; self.games.len() * a];
+        let mut mask = vec![false; self.slots.len() * a];
         let mut ids = Vec::new();
-        for (g, row) in self.games.iter().zip(mask.chunks_mut(a)) {
+        for (s, row) in self.slots.iter().zip(mask.chunks_mut(a)) {
             ids.clear();
-            if self.two_step {
-                g.legal_two_step_ids(&mut ids);
-            } else {
-                g.legal_full_ids(&mut ids);
-            }
+            s.legal_ids(self.cfg, &mut ids);
             for &i in &ids {
                 row[i] = true;
             }
         }
         PyArray1::from_vec_bound(py, mask)
-            .reshape([self.games.len(), a])
+            .reshape([self.slots.len(), a])
             .expect("shape")
     }
 
     /// The legal action ids of game ``i``.
     fn legal_actions(&self, i: usize) -> PyResult<Vec<usize>> {
-        let g = self
-            .games
-            .get(i)
-            .ok_or_else(|| PyValueError::new_err(format!("no game {i}")))?;
         let mut ids = Vec::new();
-        if self.two_step {
-            g.legal_two_step_ids(&mut ids);
-        } else {
-            g.legal_full_ids(&mut ids);
-        }
+        self.slot(i)?.legal_ids(self.cfg, &mut ids);
         Ok(ids)
     }
 
@@ -367,9 +453,9 @@ impl VectorEnv {
     fn to_play<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<i8>> {
         PyArray1::from_vec_bound(
             py,
-            self.games
+            self.slots
                 .iter()
-                .map(|g| g.to_move().index() as i8)
+                .map(|s| s.core.to_move().index() as i8)
                 .collect(),
         )
     }
@@ -378,49 +464,51 @@ impl VectorEnv {
     /// 3 draw; shape ``(n,)`` int8.
     #[getter]
     fn results<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<i8>> {
-        PyArray1::from_vec_bound(py, self.results.clone())
+        PyArray1::from_vec_bound(py, self.slots.iter().map(|s| s.result).collect())
     }
 
     /// Moves (plies) of each game's last finished episode, shape ``(n,)`` uint32.
     #[getter]
     fn episode_lengths<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<u32>> {
-        PyArray1::from_vec_bound(py, self.finished_len.clone())
+        PyArray1::from_vec_bound(py, self.slots.iter().map(|s| s.finished_len).collect())
     }
 
     /// Games finished since the environment was made.
     #[getter]
     fn games_finished(&self) -> u64 {
-        self.games_done
+        self.slots.iter().map(|s| s.games).sum()
     }
 
     /// Complete moves played since the environment was made (opponents' included).
     #[getter]
     fn moves_played(&self) -> u64 {
-        self.moves_done
+        self.slots.iter().map(|s| s.moves).sum()
     }
 
     /// Game ``i`` as a ``Position`` (a copy, with its history).
     fn position(&self, i: usize) -> PyResult<PyPosition> {
-        self.games
-            .get(i)
-            .map(|g| PyPosition { core: g.clone() })
-            .ok_or_else(|| PyValueError::new_err(format!("no game {i}")))
+        Ok(PyPosition {
+            core: self.slot(i)?.core.with_history(),
+        })
     }
 
     /// The position strings of all games.
     fn fens(&self) -> Vec<String> {
-        self.games.iter().map(|g| g.position().to_fen()).collect()
+        self.slots
+            .iter()
+            .map(|s| s.core.position().to_fen())
+            .collect()
     }
 
     /// A uniformly random legal action for each game, shape ``(n,)`` int64.
     fn random_actions<'py>(&mut self, py: Python<'py>) -> Bound<'py, PyArray1<i64>> {
-        let ids = py.allow_threads(|| self.random_ids(false));
+        let ids = py.allow_threads(|| self.picks(false));
         PyArray1::from_vec_bound(py, ids)
     }
 
     /// The greedy player's action for each game (a winning move, else a mill, else random).
     fn greedy_actions<'py>(&mut self, py: Python<'py>) -> Bound<'py, PyArray1<i64>> {
-        let ids = py.allow_threads(|| self.random_ids(true));
+        let ids = py.allow_threads(|| self.picks(true));
         PyArray1::from_vec_bound(py, ids)
     }
 
@@ -438,15 +526,33 @@ impl VectorEnv {
         Bound<'py, PyArray1<bool>>,
     )> {
         let actions = actions.as_slice()?.to_vec();
-        let n = self.games.len();
+        let n = self.slots.len();
+        if actions.len() != n {
+            return Err(PyValueError::new_err(format!(
+                "expected {n} actions, got {}",
+                actions.len()
+            )));
+        }
+        let cfg = self.cfg;
+        let limit = self.actions_per_game();
         let (obs, rewards, dones) = py
             .allow_threads(|| {
-                let mut rewards = vec![0f32; n];
-                let mut dones = vec![false; n];
-                self.step_inner(&actions, &mut rewards, &mut dones)?;
+                for (i, (&a, s)) in actions.iter().zip(&self.slots).enumerate() {
+                    if a < 0 || a as usize >= limit || !s.is_legal(cfg, a as usize) {
+                        return Err(format!("game {i}: action {a} is not legal"));
+                    }
+                }
+                let mut out = vec![(0f32, false); n];
+                for_each_slot(self.pool.as_ref(), &mut self.slots, &mut out, |i, s, o| {
+                    *o = s.step(cfg, actions[i] as usize)
+                });
                 let mut obs = vec![0f32; n * OBS_LEN];
                 self.observe_all(&mut obs);
-                Ok::<_, String>((obs, rewards, dones))
+                Ok((
+                    obs,
+                    out.iter().map(|o| o.0).collect::<Vec<_>>(),
+                    out.iter().map(|o| o.1).collect::<Vec<_>>(),
+                ))
             })
             .map_err(PyValueError::new_err)?;
         Ok((
@@ -458,30 +564,25 @@ impl VectorEnv {
         ))
     }
 
-    /// Plays ``steps`` rounds of random moves in every game entirely in Rust (no observation),
-    /// finished games reset; returns ``(moves, games finished)``. For speed measurements.
+    /// Plays ``steps`` rounds of random complete moves in every game entirely in Rust (no
+    /// observation), finished games reset; returns ``(moves, games finished)``.
     fn play_random(&mut self, py: Python<'_>, steps: usize) -> (u64, u64) {
+        let cfg = self.cfg;
         py.allow_threads(|| {
-            let (m0, g0) = (self.moves_done, self.games_done);
-            for _ in 0..steps {
-                for i in 0..self.games.len() {
-                    let m = random_move(&self.games[i], &mut self.rng);
-                    if self.games[i].pending().is_some() {
-                        self.games[i].undo();
+            let (m0, g0) = (self.moves_played(), self.games_finished());
+            let mut out = vec![(); self.slots.len()];
+            for_each_slot(self.pool.as_ref(), &mut self.slots, &mut out, |_, s, _| {
+                for _ in 0..steps {
+                    if s.core.pending().is_some() {
+                        s.core.undo();
                     }
-                    self.games[i].play_legal(m);
-                    self.moves_done += 1;
-                    self.episode_len[i] += 1;
-                    self.opponent_moves(i);
-                    if let Some(o) = self.games[i].outcome() {
-                        self.results[i] = result_code(o);
-                        self.finished_len[i] = self.episode_len[i];
-                        self.games_done += 1;
-                        self.reset_game(i);
-                    }
+                    let m = random_move(&s.core, &mut s.rng);
+                    s.play(m);
+                    s.opponent_moves(cfg);
+                    s.settle(cfg, cfg.agent);
                 }
-            }
-            (self.moves_done - m0, self.games_done - g0)
+            });
+            (self.moves_played() - m0, self.games_finished() - g0)
         })
     }
 }
