@@ -13,16 +13,25 @@ from conftest import random_positions
 
 
 def _binary_search(binary, fen, depth, variant="nine", flying=True):
-    script = (
+    """The binary's last info line and bestmove for `go depth` (read until bestmove)."""
+    proc = subprocess.Popen([binary], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    proc.stdin.write(
         f"setoption name UCI_Variant value {variant}\n"
         f"setoption name Flying value {'true' if flying else 'false'}\n"
         "setoption name UCI_ShowWDL value true\n"
-        f"position fen {fen}\ngo depth {depth}\nisready\nquit\n"
+        f"position fen {fen}\ngo depth {depth}\n"
     )
-    out = subprocess.run([binary], input=script, capture_output=True, text=True, timeout=120).stdout
-    infos = [l for l in out.splitlines() if l.startswith("info depth")]
-    best = re.search(r"^bestmove (\S+)", out, re.M).group(1)
-    last = infos[-1]
+    proc.stdin.flush()
+    lines = []
+    for line in proc.stdout:
+        lines.append(line.strip())
+        if line.startswith("bestmove"):
+            break
+    proc.stdin.write("quit\n")
+    proc.stdin.close()
+    proc.wait(timeout=30)
+    best = lines[-1].split()[1]
+    last = [l for l in lines if l.startswith("info depth")][-1]
     score = re.search(r"score (cp|mate) (-?\d+)", last)
     wdl = tuple(int(x) for x in re.search(r"wdl (\d+) (\d+) (\d+)", last).groups())
     pv = re.search(r" pv (.*)$", last).group(1).split()
@@ -70,7 +79,8 @@ def _tb_probe(mill_tb, tables, fen):
     text = out.stdout
     verdict = re.search(r"^verdict: (.*)$", text, re.M).group(1)
     best = re.search(r"^best move: (\S+)$", text, re.M)
-    moves = dict(re.findall(r"^  (\S+)\s+(.*)$", text, re.M))
+    tail = text[best.end():] if best else ""
+    moves = dict(re.findall(r"^  ([a-g][1-7](?:-[a-g][1-7])?(?:x[a-g][1-7])?)\s+(.*)$", tail, re.M))
     return verdict, best.group(1) if best else None, moves
 
 
@@ -94,7 +104,7 @@ def test_tablebase_matches_mill_tb(table_dir):
         ranks = [["a7", "d7", "g7"], ["b6", "d6", "f6"], ["c5", "d5", "e5"],
                  ["a4", "b4", "c4", "e4", "f4", "g4"], ["c3", "d3", "e3"], ["b2", "d2", "f2"], ["a1", "d1", "g1"]]
         text = "/".join("".join(board.get(q, ".") for q in r) for r in ranks)
-        fen = f"{text} {rng.choice('wb')} 0 0 {rng.randrange(100)} 30"
+        fen = f"{text} {rng.choice('wb')} 0 0 {rng.randrange(100)} 100"
         p = millstone.Position.from_fen(fen)
         if p.is_over():
             continue
@@ -121,7 +131,7 @@ def test_tablebase_matches_mill_tb(table_dir):
         cells = rng.sample(points, 6)
         p = millstone.Position.from_fen(
             "/".join("".join(("W" if q in cells[:3] else "B" if q in cells[3:] else ".") for q in r) for r in ranks)
-            + " w 0 0 0 30"
+            + " w 0 0 0 100"
         )
         if not p.is_over() and tb.probe(p)["wdl"] == "win":
             break
