@@ -7,7 +7,8 @@ A move is one complete turn (a mill's removal included: OpenSpiel's separate rem
 is counted with its move: OpenSpiel's actions per second times its moves per action, measured
 in 200 untimed random games). OpenSpiel ends a game at 200 turns; ours end by our rules (threefold
 repetition, 100 plies without a mill), so their games per second differ in length too.
-Prints a Markdown table.
+The three measurements of each n run interleaved in short slices (--rounds), so that the load of
+a shared machine falls on all of them alike. Prints a Markdown table.
 """
 
 from __future__ import annotations
@@ -39,13 +40,23 @@ def openspiel_moves_per_action(games: int = 200, seed: int = 1) -> float:
     return moves / actions
 
 
-def openspiel_run(n: int, seconds: float, per_action: float, seed: int = 0) -> tuple[float, float]:
+class OpenSpielRunner:
     """n games stepped in turn from Python: legal_actions, a random choice, apply_action."""
-    import pyspiel
 
-    game = pyspiel.load_game("nine_mens_morris")
-    rng = random.Random(seed)
-    states = [game.new_initial_state() for _ in range(n)]
+    def __init__(self, n: int, per_action: float, seed: int = 0) -> None:
+        import pyspiel
+
+        self.game = pyspiel.load_game("nine_mens_morris")
+        self.rng = random.Random(seed)
+        self.states = [self.game.new_initial_state() for _ in range(n)]
+        self.per_action = per_action
+
+    def run(self, seconds: float) -> tuple[float, float, float]:
+        return openspiel_slice(self.game, self.states, self.rng, seconds, self.per_action)
+
+
+def openspiel_slice(game, states, rng, seconds: float, per_action: float) -> tuple[float, float, float]:
+    n = len(states)
     actions = games = 0
     t0 = time.perf_counter()
     deadline = t0 + seconds
@@ -58,12 +69,12 @@ def openspiel_run(n: int, seconds: float, per_action: float, seed: int = 0) -> t
                 games += 1
                 states[i] = game.new_initial_state()
     dt = time.perf_counter() - t0
-    return actions * per_action / dt, games / dt
+    return actions * per_action, games, dt
 
 
-def vectorenv_run(n: int, seconds: float, seed: int = 0) -> tuple[float, float]:
-    env = millstone.VectorEnv(n, variant="nine", flying=True, seed=seed)
-    env.reset()
+def vectorenv_slice(env: millstone.VectorEnv, seconds: float) -> tuple[float, float, float]:
+    """Random games through the Python API: random_actions and step, observations included."""
+    n = env.num_envs
     m0, g0 = env.moves_played, env.games_finished
     t0 = time.perf_counter()
     deadline = t0 + seconds
@@ -71,11 +82,12 @@ def vectorenv_run(n: int, seconds: float, seed: int = 0) -> tuple[float, float]:
         for _ in range(max(1, 64 // n)):
             env.step(env.random_actions())
     dt = time.perf_counter() - t0
-    return (env.moves_played - m0) / dt, (env.games_finished - g0) / dt
+    return env.moves_played - m0, env.games_finished - g0, dt
 
 
-def rust_only_run(n: int, seconds: float, seed: int = 0) -> tuple[float, float]:
-    env = millstone.VectorEnv(n, variant="nine", flying=True, seed=seed)
+def rust_only_slice(env: millstone.VectorEnv, seconds: float) -> tuple[float, float, float]:
+    """The same games without Python in the loop or observations (play_random)."""
+    n = env.num_envs
     moves = games = 0
     t0 = time.perf_counter()
     deadline = t0 + seconds
@@ -84,13 +96,27 @@ def rust_only_run(n: int, seconds: float, seed: int = 0) -> tuple[float, float]:
         moves += m
         games += g
     dt = time.perf_counter() - t0
-    return moves / dt, games / dt
+    return moves, games, dt
+
+
+def measure(slices, seconds: float, rounds: int) -> list[tuple[float, float]]:
+    """Runs the slices in turn, `rounds` times, so that a change in the machine's load hits all
+    of them alike; moves/s and games/s of each."""
+    totals = [[0.0, 0.0, 0.0] for _ in slices]
+    for _ in range(rounds):
+        for t, f in zip(totals, slices):
+            m, g, dt = f(seconds / rounds)
+            t[0] += m
+            t[1] += g
+            t[2] += dt
+    return [(m / dt, g / dt) for m, g, dt in totals]
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
     ap.add_argument("--sizes", default="1,64,1024")
+    ap.add_argument("--rounds", type=int, default=6, help="slices per measurement, interleaved")
     args = ap.parse_args()
     sizes = [int(x) for x in args.sizes.split(",")]
     try:
@@ -104,9 +130,14 @@ def main() -> None:
     print("| n | OpenSpiel moves/s | OpenSpiel games/s | VectorEnv.step moves/s | VectorEnv.step games/s | ratio (moves/s) | play_random moves/s |")
     print("|---:|---:|---:|---:|---:|---:|---:|")
     for n in sizes:
-        os_m, os_g = openspiel_run(n, args.seconds, per_action)
-        ve_m, ve_g = vectorenv_run(n, args.seconds)
-        ro_m, _ = rust_only_run(n, args.seconds)
+        os_runner = OpenSpielRunner(n, per_action)
+        env = millstone.VectorEnv(n, variant="nine", flying=True, seed=0)
+        env2 = millstone.VectorEnv(n, variant="nine", flying=True, seed=0)
+        (os_m, os_g), (ve_m, ve_g), (ro_m, _) = measure(
+            [os_runner.run, lambda s: vectorenv_slice(env, s), lambda s: rust_only_slice(env2, s)],
+            args.seconds,
+            args.rounds,
+        )
         print(f"| {n} | {os_m:,.0f} | {os_g:,.0f} | {ve_m:,.0f} | {ve_g:,.0f} | {ve_m / os_m:.0f}x | {ro_m:,.0f} |", flush=True)
 
 
