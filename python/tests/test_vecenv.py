@@ -91,3 +91,16 @@ def test_play_random_counts():
     moves, games = env.play_random(400)
     assert moves == 64 * 400 and games > 64
     assert (env.episode_lengths > 0).any()
+
+
+def test_threads_do_not_change_the_games():
+    """Each game has its own generator: the same seed gives the same games on 1 or 3 threads."""
+    runs = []
+    for threads in (1, 3):
+        env = millstone.VectorEnv(600, seed=9, threads=threads)
+        for _ in range(150):
+            env.step(env.random_actions())
+        env.play_random(100)
+        runs.append((env.fens(), env.games_finished, env.moves_played))
+    assert runs[0] == runs[1]
+    assert runs[0][1] > 0
