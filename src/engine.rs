@@ -3,6 +3,7 @@
 
 use crate::game::Game;
 use crate::moves::Move;
+use crate::position::Position;
 use crate::search::{self, Info, Limits, SearchResult, Searcher, Shared, TB_WIN};
 use crate::skill::Skill;
 use crate::solve::{Checkpoint, Solver};
@@ -53,6 +54,7 @@ pub struct Engine {
     /// [`Engine::set_rules`]).
     rules: Rules,
     ultra_strong: bool,
+    table_choice: TableChoice,
     skill: Skill,
     /// Set while the running search ponders.
     pondering: Arc<AtomicBool>,
@@ -99,6 +101,7 @@ impl Engine {
             solve_hash_mb: DEFAULT_SOLVE_HASH_MB,
             rules: Rules::default(),
             ultra_strong: true,
+            table_choice: TableChoice::Search,
             skill: Skill::full(),
             pondering: Arc::new(AtomicBool::new(false)),
             search_start: Instant::now(),
@@ -236,6 +239,12 @@ impl Engine {
         self.ultra_strong = on;
     }
 
+    /// How the moves that keep a table's draw or placing value are narrowed before the search
+    /// chooses among them (see [`TableChoice`]).
+    pub fn set_table_choice(&mut self, choice: TableChoice) {
+        self.table_choice = choice;
+    }
+
     /// (Re)makes the placing-phase solver for the tables, book and rules set: here, when
     /// options change, because a big table and book take a while to set up, which no search
     /// under a clock can afford.
@@ -343,6 +352,7 @@ impl Engine {
             book: self.book.clone(),
             solve_hash_mb: self.solve_hash_mb,
             ultra_strong: self.ultra_strong,
+            table_choice: self.table_choice,
             skill: self.skill,
         }
     }
@@ -362,7 +372,88 @@ struct RunContext {
     book: Option<Arc<Checkpoint>>,
     solve_hash_mb: usize,
     ultra_strong: bool,
+    table_choice: TableChoice,
     skill: Skill,
+}
+
+/// How the engine narrows the moves that keep a table's value (a draw of the moving phase, any
+/// value of the placing phase) before its search picks one by evaluation. Every choice keeps the
+/// value; they differ in what they leave a fallible opponent (`docs/placing.md`, "Choosing among
+/// the keeping moves", has the matches that compare them).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TableChoice {
+    /// The search's evaluation alone.
+    #[default]
+    Search,
+    /// The moves after which the opponent has the fewest replies that keep its value.
+    FewestKeeping,
+    /// The moves after which the largest share of the opponent's replies give its value away.
+    MostFailing,
+}
+
+impl TableChoice {
+    /// The option's names, in [`TableChoice`]'s order.
+    pub const NAMES: [&'static str; 3] = ["search", "fewest-keeping", "most-failing"];
+
+    /// The choice an option value names (any case).
+    pub fn from_name(name: &str) -> Option<TableChoice> {
+        let i = Self::NAMES
+            .iter()
+            .position(|n| n.eq_ignore_ascii_case(name))?;
+        Some([Self::Search, Self::FewestKeeping, Self::MostFailing][i])
+    }
+}
+
+/// Keeps, of `keep` (moves that all keep the root's value), those the choice ranks best, from
+/// the opponent's replies' values one ply on; all of them when a child is outside the tables or
+/// the choice is the search's.
+fn narrow_by_choice(
+    tb: &Tablebase,
+    pos: &Position,
+    keep: Vec<Move>,
+    choice: TableChoice,
+) -> Vec<Move> {
+    if choice == TableChoice::Search || keep.len() < 2 {
+        return keep;
+    }
+    // (replies keeping the opponent's value, replies in all) after each move; a child where the
+    // game is over leaves the opponent nothing to keep.
+    let mut counts = Vec::with_capacity(keep.len());
+    for &m in &keep {
+        let mut child = *pos;
+        child.make(m);
+        if child.outcome().is_some() {
+            counts.push((0u32, 1u32));
+            continue;
+        }
+        let Some(root) = tb.probe_root(&child) else {
+            return keep;
+        };
+        let value = root.probe.wdl.real();
+        let kept = root
+            .moves
+            .iter()
+            .filter(|(_, p)| p.wdl.real() == value)
+            .count();
+        counts.push((kept as u32, root.moves.len() as u32));
+    }
+    // Smaller is better: the keeping count, or the keeping share (compared as fractions).
+    let better = |a: (u32, u32), b: (u32, u32)| -> std::cmp::Ordering {
+        match choice {
+            TableChoice::FewestKeeping => a.0.cmp(&b.0),
+            _ => (a.0 as u64 * b.1 as u64).cmp(&(b.0 as u64 * a.1 as u64)),
+        }
+    };
+    let best = counts
+        .iter()
+        .copied()
+        .min_by(|&a, &b| better(a, b))
+        .expect("two moves or more");
+    keep.into_iter()
+        .zip(counts)
+        .filter(|&(_, c)| better(c, best).is_eq())
+        .map(|(m, _)| m)
+        .collect()
 }
 
 /// The score a table value gives a root move: `TB_WIN - plies to the next mill` for a win
@@ -385,6 +476,7 @@ fn restrict_to_table_moves(
     game: &Game,
     limits: &mut Limits,
     ultra_strong: bool,
+    choice: TableChoice,
 ) -> Option<Vec<(Move, i32)>> {
     if game.outcome().is_some() || !game.position().is_moving_phase() {
         return None;
@@ -408,6 +500,7 @@ fn restrict_to_table_moves(
             .filter(|m| limits.searchmoves.contains(m))
             .collect()
     };
+    let keep = narrow_by_choice(tb, game.position(), keep, choice);
     // A user's searchmoves that the table rejects all are searched as asked.
     if !keep.is_empty() {
         log::debug!(
@@ -433,6 +526,7 @@ fn restrict_to_placing_tables(
     game: &Game,
     limits: &mut Limits,
     ultra_strong: bool,
+    choice: TableChoice,
 ) -> Option<i32> {
     let pos = game.position();
     if pos.is_moving_phase() || game.outcome().is_some() {
@@ -450,6 +544,7 @@ fn restrict_to_placing_tables(
     if !ultra_strong {
         keep.truncate(1);
     }
+    let keep = narrow_by_choice(tb, pos, keep, choice);
     log::debug!(
         "placing tables at the root: {value:?}, {} moves kept",
         keep.len()
@@ -645,10 +740,13 @@ fn run(
         .map(|tb| tb.snapshot(pos.rules()))
         .filter(|s| !s.is_empty());
     let mut limits = limits.clone();
-    let table_scores =
-        tablebase.and_then(|tb| restrict_to_table_moves(tb, game, &mut limits, ctx.ultra_strong));
+    let table_scores = tablebase.and_then(|tb| {
+        restrict_to_table_moves(tb, game, &mut limits, ctx.ultra_strong, ctx.table_choice)
+    });
     let placing_tables = if ctx.skill.is_full() {
-        tablebase.and_then(|tb| restrict_to_placing_tables(tb, game, &mut limits, ctx.ultra_strong))
+        tablebase.and_then(|tb| {
+            restrict_to_placing_tables(tb, game, &mut limits, ctx.ultra_strong, ctx.table_choice)
+        })
     } else {
         None
     };

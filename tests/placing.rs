@@ -218,3 +218,73 @@ fn the_engine_plays_only_value_keeping_placements_at_one_millisecond() {
     assert!(seen.len() >= 2, "{seen:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// With `TableChoice` set, the engine's placement keeps the value and is one of the keeping
+/// moves the choice ranks best, counted here from the tables' values one ply on.
+#[test]
+fn table_choices_keep_the_value_and_rank_the_opponents_replies() {
+    use millstone::engine::{Engine, TableChoice};
+    use millstone::search::Limits;
+    use millstone::Game;
+    use rand::{Rng, SeedableRng};
+    use std::time::Duration;
+    let rules = Rules::default();
+    let dir = tables(rules, "choice");
+    let tb = Tablebase::open(&dir).unwrap();
+    let sectors: Vec<Sector> = Sector::all(rules, MATERIAL)
+        .into_iter()
+        .filter(|s| s.slots() > 1000)
+        .collect();
+    // (replies keeping the opponent's value, replies) after a move.
+    let counts = |pos: &Position, m| {
+        let mut child = *pos;
+        child.make(m);
+        if child.outcome().is_some() {
+            return (0u64, 1u64);
+        }
+        let r = tb.probe_root(&child).expect("covered");
+        let kept = r
+            .moves
+            .iter()
+            .filter(|(_, p)| p.wdl.real() == r.probe.wdl.real());
+        (kept.count() as u64, r.moves.len() as u64)
+    };
+    let mut narrowed = 0;
+    for choice in [TableChoice::FewestKeeping, TableChoice::MostFailing] {
+        let mut engine = Engine::with_hash_mb(8);
+        engine.set_table_path(dir.to_str(), rules).unwrap();
+        engine.wait_for_tables();
+        engine.set_table_choice(choice);
+        let mut rng = rand::rngs::StdRng::seed_from_u64(9);
+        for i in 0..40 {
+            let s = sectors[i % sectors.len()];
+            let (pos, _) = placing::position_of_slot(s, rng.gen_range(0..s.slots()) as u32);
+            let root = tb.probe_root(&pos).expect("covered");
+            let keeping: Vec<_> = root
+                .moves
+                .iter()
+                .filter(|(_, p)| p.wdl.real() == root.probe.wdl.real())
+                .map(|&(m, _)| (m, counts(&pos, m)))
+                .collect();
+            let mut limits = Limits::default();
+            limits.clock.movetime = Some(Duration::from_millis(5));
+            let best = engine
+                .search(&Game::new(pos), &limits, Box::new(|_| {}))
+                .best
+                .expect("a move");
+            let (_, c) = *keeping
+                .iter()
+                .find(|(m, _)| *m == best)
+                .unwrap_or_else(|| panic!("{pos}: {best} gives the value away"));
+            let is_best = keeping.iter().all(|&(_, o)| match choice {
+                TableChoice::FewestKeeping => c.0 <= o.0,
+                _ => c.0 * o.1 <= o.0 * c.1,
+            });
+            assert!(is_best, "{choice:?} {pos}: {best} {c:?} among {keeping:?}");
+            narrowed += keeping.iter().any(|&(_, o)| o != c) as u32;
+        }
+    }
+    // The choice had something to choose from in some positions, or the test shows nothing.
+    assert!(narrowed >= 5, "{narrowed}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -51,7 +51,7 @@ pub struct Spec {
 }
 
 /// Every option, in the order `uci` announces them.
-pub const TABLE: [Spec; 17] = [
+pub const TABLE: [Spec; 18] = [
     Spec {
         name: "Hash",
         kind: Kind::Spin {
@@ -128,6 +128,13 @@ pub const TABLE: [Spec; 17] = [
         kind: Kind::Check { default: true },
     },
     Spec {
+        name: "TableChoice",
+        kind: Kind::Combo {
+            default: "search",
+            vars: &crate::engine::TableChoice::NAMES,
+        },
+    },
+    Spec {
         name: "Ponder",
         kind: Kind::Check { default: false },
     },
@@ -188,6 +195,8 @@ pub enum Setting {
     SolveHash(usize),
     /// Whether the search chooses among the moves that keep a proven value.
     UltraStrong(bool),
+    /// How the moves that keep a table's value are narrowed before the search picks one.
+    TableChoice(crate::engine::TableChoice),
     /// Whether the GUI may send `go ponder` (announced; pondering works either way).
     Ponder(bool),
     /// Strength level 0..=20.
@@ -352,6 +361,11 @@ impl Options {
                 let expected = || vars.join(" or ");
                 if !vars.iter().any(|w| w.eq_ignore_ascii_case(value)) {
                     return Err(bad(expected()));
+                }
+                if spec.name == "TableChoice" {
+                    let c = crate::engine::TableChoice::from_name(value)
+                        .ok_or_else(|| bad(expected()))?;
+                    return Ok(Setting::TableChoice(c));
                 }
                 let v = value.parse::<Variant>().map_err(|_| bad(expected()))?;
                 Ok(Setting::Variant(v))

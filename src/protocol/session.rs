@@ -324,6 +324,7 @@ impl Session {
             Setting::SkillSeed(s) => self.options.skill_seed = s,
             Setting::SolveHash(mb) => self.engine.set_solve_hash_mb(mb),
             Setting::UltraStrong(on) => self.engine.set_ultra_strong(on),
+            Setting::TableChoice(c) => self.engine.set_table_choice(c),
             Setting::BookPath(choice) => {
                 self.set_book(&choice)?;
                 self.book_choice = choice;

@@ -14,6 +14,7 @@
 
 pub mod analysis;
 pub mod builtin;
+pub mod estimate;
 pub mod input;
 pub mod placing;
 pub mod progress;

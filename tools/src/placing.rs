@@ -397,6 +397,52 @@ fn word(w: Wdl) -> &'static str {
     }
 }
 
+/// Plies of the opening census: those of the engine's book (`mill-tb book --plies 5`).
+pub const CENSUS_PLIES: u32 = 5;
+
+/// The tables' values of every position of the first `plies` plies, one of each class of
+/// mirror images, walked as `mill-tb book` walks them (the same classes, the same order): per
+/// ply the positions won, drawn and lost for the side to move and the moves that keep each
+/// one's value. The book's own log gives these counts from the solver, so they compare the two.
+/// `None` where a position is outside the tables.
+pub fn opening_census(
+    tb: &Tablebase,
+    solver: &millstone::solve::Solver,
+    rules: Rules,
+    plies: u32,
+) -> Option<Vec<[u64; 4]>> {
+    let mut level = vec![Position::new(rules)];
+    let mut out = Vec::new();
+    for _ in 0..plies {
+        let mut counts = [0u64; 4];
+        let mut next = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        for pos in &level {
+            let root = tb.probe_root(pos)?;
+            let v = root.probe.wdl.real();
+            counts[match v {
+                Wdl::Win => 0,
+                Wdl::Loss => 2,
+                _ => 1,
+            }] += 1;
+            counts[3] += root.moves.iter().filter(|(_, p)| p.wdl.real() == v).count() as u64;
+            for &m in pos.legal_moves().iter() {
+                let mut child = *pos;
+                child.make(m);
+                if !child.is_moving_phase()
+                    && child.outcome().is_none()
+                    && seen.insert(solver.class_key(&child))
+                {
+                    next.push(child);
+                }
+            }
+        }
+        out.push(counts);
+        level = next;
+    }
+    Some(out)
+}
+
 /// What [`crosscheck`] found.
 pub struct Crosscheck {
     /// Positions compared, per ply.
@@ -410,20 +456,38 @@ pub struct Crosscheck {
 /// Compares `per_ply` random stored positions of every ply with the alpha-beta solver
 /// ([`millstone::solve::Solver`], which reads only the moving phase's tables): an independent
 /// check of the placing tables. Plies are taken latest first (cheapest to solve), each
-/// position a random slot of a random sector weighted by its slots; `deadline` ends it early
-/// (the counts say how far it got).
+/// position a random slot of a random sector weighted by its slots; `ply_time` ends each ply
+/// early (a solve cut off by it is not counted; the counts say how far each ply got), so that
+/// the early plies, whose random positions take the solver minutes, still get their share.
 pub fn crosscheck(
     dir: &Path,
     rules: Rules,
     per_ply: u64,
     seed: u64,
     hash_mb: usize,
-    deadline: Option<Instant>,
+    ply_time: Option<std::time::Duration>,
 ) -> Result<Crosscheck, String> {
     use rand::{Rng, SeedableRng};
     let tb = Tablebase::open(dir).map_err(|e| e.to_string())?;
     let mut solver =
         millstone::solve::Solver::new(&tb, rules, hash_mb).map_err(|e| e.to_string())?;
+    if let Some(census) = opening_census(&tb, &solver, rules, CENSUS_PLIES) {
+        let (mut w, mut d, mut l) = (0, 0, 0);
+        for (ply, c) in census.iter().enumerate() {
+            eprintln!(
+                "opening ply {ply}: {} positions, {} won, {} drawn, {} lost for the side to move, {} value-keeping moves",
+                c[0] + c[1] + c[2],
+                c[0],
+                c[1],
+                c[2],
+                c[3]
+            );
+            (w, d, l) = (w + c[0], d + c[1], l + c[2]);
+        }
+        eprintln!(
+            "opening: {CENSUS_PLIES} plies, {w} positions won, {d} drawn, {l} lost for the side to move (as `mill-tb book --plies {CENSUS_PLIES}` counts them)"
+        );
+    }
     let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
     let all = Sector::all(rules, 2 * rules.variant.pieces());
     let mut out = Crosscheck {
@@ -442,11 +506,25 @@ pub fn crosscheck(
         }
         let mut done = 0;
         let t0 = Instant::now();
+        let deadline = ply_time.map(|t| t0 + t);
+        solver.set_deadline(deadline);
+        // A ply with no more slots than asked for (the first plies) is checked slot by slot,
+        // each position once, instead of the same few positions drawn again and again.
+        let exhaustive = total <= per_ply;
+        let mut next_slot = 0;
         while done < per_ply {
             if deadline.is_some_and(|d| Instant::now() > d) {
                 break;
             }
-            let mut pick = rng.gen_range(0..total);
+            let mut pick = if exhaustive {
+                if next_slot == total {
+                    break;
+                }
+                next_slot += 1;
+                next_slot - 1
+            } else {
+                rng.gen_range(0..total)
+            };
             let s = **sectors
                 .iter()
                 .find(|s| {
@@ -458,11 +536,17 @@ pub fn crosscheck(
                     }
                 })
                 .expect("pick < total");
-            let (pos, _) = placing::position_of_slot(s, pick as u32);
+            let (pos, canonical) = placing::position_of_slot(s, pick as u32);
+            if exhaustive && !canonical {
+                continue;
+            }
             let stored = tb
                 .wdl(&pos)
                 .ok_or_else(|| format!("{s}: file unreadable"))?;
-            let solved = solver.solve(&pos).map_err(|e| format!("{pos}: {e}"))?;
+            let solved = match solver.solve(&pos) {
+                Err(millstone::solve::SolveError::OutOfTime) => break,
+                r => r.map_err(|e| format!("{pos}: {e}"))?,
+            };
             out.nodes += solved.nodes;
             if solved.value != stored {
                 out.mismatches.push(format!(

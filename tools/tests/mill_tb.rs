@@ -189,9 +189,11 @@ fn plan_as_makefile_and_json() {
         mk.contains("$(DIR)/nine-nofly-4v4.mtb: | $(DIR)/nine-nofly-3v4.mtb\n"),
         "{mk}"
     );
-    assert!(
-        mk.contains("\t$(MILL_TB) generate --variant nine --no-flying --only 4v4 --dir $(DIR)\n")
-    );
+    assert!(mk.contains(
+        "\t$(call launch,90,2) $(MILL_TB) generate --variant nine --no-flying --only 4v4 --dir $(DIR)\n"
+    ), "{mk}");
+    assert!(j45["memory_bytes"].as_u64().unwrap() > 7 * j45["slots"].as_u64().unwrap());
+    assert!(j45["srun"].as_str().unwrap().starts_with("--mem="), "{j45}");
 }
 
 /// `mill-tb audit` replays a match's games to the start of their moving phase and reports

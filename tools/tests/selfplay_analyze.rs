@@ -188,7 +188,7 @@ fn analyze_shows_proven_values_in_the_placing_phase() {
         &args(&["--file", f, "--depth", "2", "--tables", ds]),
     );
     let want = format!(
-        "proven: {word}, {} of {} moves keep it:",
+        "proven (solver): {word}, {} of {} moves keep it:",
         keep.len(),
         Position::from_fen(fen, rules).unwrap().legal_moves().len()
     );
@@ -206,6 +206,53 @@ fn analyze_shows_proven_values_in_the_placing_phase() {
     // The engine searched only keeping moves: its best move is one of them.
     assert!(
         kept.contains(&v["bestmove"].as_str().unwrap().to_string()),
+        "{v}"
+    );
+
+    // With the placing tables a position's value and keeping moves come from them, equal to
+    // the solver's, with every move's value.
+    run_ok(
+        env!("CARGO_BIN_EXE_mill-tb"),
+        &args(&["generate", "--max-pieces", "8", "--placing", "--dir", ds]),
+    );
+    let fen = "W../.../.../B....B/.../W../... w 2 2 0 8";
+    std::fs::write(&file, format!("{fen}\n")).unwrap();
+    let pos = Position::from_fen(fen, rules).unwrap();
+    let tb = Tablebase::open(&d).unwrap();
+    let (value, keep) = Solver::new(&tb, rules, 16)
+        .unwrap()
+        .value_keeping(&pos)
+        .unwrap();
+    let word = match value {
+        Wdl::Win => "win",
+        Wdl::Loss => "loss",
+        _ => "draw",
+    };
+    let (json, _) = run_ok(
+        ANALYZE,
+        &args(&[
+            "--file", f, "--depth", "2", "--tables", ds, "--format", "jsonl",
+        ]),
+    );
+    let v: Value = serde_json::from_str(json.lines().next().unwrap()).unwrap();
+    assert_eq!(v["proven"]["source"], "tables", "{v}");
+    assert_eq!(v["proven"]["value"], word);
+    let mut from_tables: Vec<String> = v["proven"]["keeping"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap().to_string())
+        .collect();
+    let mut kept: Vec<String> = keep.iter().map(|m| m.to_string()).collect();
+    from_tables.sort();
+    kept.sort();
+    assert_eq!(from_tables, kept);
+    let values = v["proven"]["values"].as_array().unwrap();
+    assert_eq!(values.len(), pos.legal_moves().len(), "{v}");
+    let keeping_values = values.iter().filter(|mv| mv[1] == word).count();
+    assert_eq!(keeping_values, kept.len(), "{v}");
+    assert!(
+        v["table"].as_str().unwrap().contains("placing tables"),
         "{v}"
     );
 }

@@ -163,7 +163,7 @@ pub fn generate_sectors(
             continue;
         }
         let start = Instant::now();
-        let inputs = [sector.child(false), sector.child(true)];
+        let inputs = [sector.child(false), sector.mill_child()];
         // Keep only what this sector reads: consecutive sectors share an input.
         cache.retain(|l| inputs.contains(&l.child));
         for &c in &inputs {

@@ -80,6 +80,11 @@ struct ProvenOut {
     value: String,
     keeping: Vec<String>,
     moves: usize,
+    /// Where the proof comes from: `tables` (the placing-phase tables) or `solver`.
+    source: &'static str,
+    /// With the placing tables: every legal move and its value for the side making it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    values: Vec<(String, String)>,
 }
 
 #[derive(Serialize)]
@@ -110,6 +115,11 @@ struct PositionOut {
 
 /// The table's verdict in words, for positions the tables cover.
 fn table_verdict(tb: &Tablebase, game: &Game) -> Option<String> {
+    if !game.position().is_moving_phase() {
+        return tb
+            .wdl(game.position())
+            .map(|w| format!("{} (placing tables)", wdl_word(w)));
+    }
     let p = tb.probe(game.position())?;
     let what = match p.wdl {
         Wdl::Win => "win",
@@ -124,24 +134,56 @@ fn table_verdict(tb: &Tablebase, game: &Game) -> Option<String> {
     })
 }
 
-/// The solver's value of a placing-phase position and its keeping moves, within `limit`;
-/// `None` in the moving phase, at the end of the game, or when the solve does not finish.
-fn prove(solver: &mut Solver, game: &Game, limit: Duration) -> Option<ProvenOut> {
+fn wdl_word(w: Wdl) -> &'static str {
+    match w.real() {
+        Wdl::Win => "win",
+        Wdl::Loss => "loss",
+        _ => "draw",
+    }
+}
+
+/// A placing-phase position's value, its keeping moves and every move's value from the placing
+/// tables where they cover it (at once), else the solver's value and keeping moves within
+/// `limit`; `None` in the moving phase, at the end of the game, or when the solve does not
+/// finish.
+fn prove(
+    tb: &Tablebase,
+    solver: Option<&mut Solver>,
+    game: &Game,
+    limit: Duration,
+) -> Option<ProvenOut> {
     let pos = game.position();
     if pos.is_moving_phase() || game.outcome().is_some() {
         return None;
     }
+    if let Some(root) = tb.probe_root(pos) {
+        let v = root.probe.wdl.real();
+        return Some(ProvenOut {
+            value: wdl_word(v).to_string(),
+            keeping: root
+                .moves
+                .iter()
+                .filter(|(_, p)| p.wdl.real() == v)
+                .map(|(m, _)| m.to_string())
+                .collect(),
+            moves: root.moves.len(),
+            source: "tables",
+            values: root
+                .moves
+                .iter()
+                .map(|(m, p)| (m.to_string(), wdl_word(p.wdl).to_string()))
+                .collect(),
+        });
+    }
+    let solver = solver?;
     solver.set_deadline(std::time::Instant::now().checked_add(limit));
     match solver.value_keeping(pos) {
         Ok((v, keep)) => Some(ProvenOut {
-            value: match v {
-                Wdl::Win => "win",
-                Wdl::Loss => "loss",
-                _ => "draw",
-            }
-            .to_string(),
+            value: wdl_word(v).to_string(),
             keeping: keep.iter().map(|m| m.to_string()).collect(),
             moves: pos.legal_moves().len(),
+            source: "solver",
+            values: Vec::new(),
         }),
         Err(e) => {
             eprintln!("mill-analyze: {pos}: not proven: {e}");
@@ -290,9 +332,14 @@ fn main() -> ExitCode {
         };
         let fen = game.position().to_fen();
         let table = tablebase.as_ref().and_then(|tb| table_verdict(tb, &game));
-        let proven = solver
-            .as_mut()
-            .and_then(|s| prove(s, &game, Duration::from_secs_f64(cli.solve_secs)));
+        let proven = tablebase.as_ref().and_then(|tb| {
+            prove(
+                tb,
+                solver.as_mut(),
+                &game,
+                Duration::from_secs_f64(cli.solve_secs),
+            )
+        });
         let (best, lines, over) = match game.outcome() {
             Some(o) => (None, Vec::new(), Some(o.to_string())),
             None => {
@@ -324,12 +371,18 @@ fn main() -> ExitCode {
                 }
                 if let Some(p) = &proven {
                     s += &format!(
-                        "  proven: {}, {} of {} moves keep it: {}\n",
+                        "  proven ({}): {}, {} of {} moves keep it: {}\n",
+                        p.source,
                         p.value,
                         p.keeping.len(),
                         p.moves,
                         p.keeping.join(" ")
                     );
+                    if !p.values.is_empty() {
+                        let each: Vec<String> =
+                            p.values.iter().map(|(m, v)| format!("{m} {v}")).collect();
+                        s += &format!("  values: {}\n", each.join(", "));
+                    }
                 }
                 for l in &lines {
                     s += &format!(
