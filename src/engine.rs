@@ -276,6 +276,11 @@ impl Engine {
         self.preload = Some(std::thread::spawn(move || std::thread::sleep(d)));
     }
 
+    /// The endgame tables of the last [`Engine::set_table_path`], if any.
+    pub fn tablebase(&self) -> Option<&Arc<Tablebase>> {
+        self.tablebase.as_ref()
+    }
+
     /// The number of search threads.
     pub fn threads(&self) -> usize {
         self.threads

@@ -369,7 +369,11 @@ impl Engine {
             if line == "readyok" {
                 return Ok(answers);
             }
-            if line.starts_with("response") || line.starts_with("info string error") {
+            if line.starts_with("response")
+                || line.starts_with("info string error")
+                || line.starts_with("value ")
+                || line.starts_with("values ")
+            {
                 answers.push(line);
             } else if line.starts_with("info") || line.starts_with("bestmove") {
                 self.deferred.push_back(line);

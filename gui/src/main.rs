@@ -59,6 +59,14 @@ const STYLE: &str = include_str!("../web/style.css");
 const APP_JS: &str = include_str!("../web/app.js");
 const BOARD_JS: &str = include_str!("../web/board.js");
 const ICON: &str = include_str!("../web/icon.svg");
+/// The page's texts, one file per language (every key in each: `tests/translations.rs`).
+const LANGS: [(&str, &str); 5] = [
+    ("/lang/en.json", include_str!("../web/lang/en.json")),
+    ("/lang/it.json", include_str!("../web/lang/it.json")),
+    ("/lang/fr.json", include_str!("../web/lang/fr.json")),
+    ("/lang/de.json", include_str!("../web/lang/de.json")),
+    ("/lang/ru.json", include_str!("../web/lang/ru.json")),
+];
 
 fn asset(kind: &'static str, body: &'static str) -> Response {
     (
@@ -169,7 +177,14 @@ async fn main() {
         }),
         slots: Arc::new(Semaphore::new(max)),
     });
-    let router = Router::new()
+    let mut router = Router::new();
+    for (path, body) in LANGS {
+        router = router.route(
+            path,
+            get(move || async move { asset("application/json; charset=utf-8", body) }),
+        );
+    }
+    let router = router
         .route(
             "/",
             get(|| async { asset("text/html; charset=utf-8", INDEX) }),

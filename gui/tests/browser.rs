@@ -18,6 +18,10 @@ use std::time::{Duration, Instant};
 
 const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
 
+/// One browser at a time: the tests measure the page's latency, which two browsers side by
+/// side on a small machine would spoil.
+static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 struct Driver {
     child: Child,
     _profile: PathBuf,
@@ -579,6 +583,9 @@ async fn analysis_and_pgn(c: &Client, s: &Server) -> R<()> {
 
 async fn set_position(c: &Client, s: &Server) -> R<()> {
     open(c, s).await?;
+    // No engine to move in the set-up position: under load its reply could come before the
+    // refusal checked below.
+    two_humans(c).await?;
     tab(c, "records").await?;
     let fen = "W.B/.W./B.W/BW..WB/.B./W.B/..W b 2 3 0 7";
     set_value(c, "fen-input", &format!("  {fen} ")).await?;
@@ -616,6 +623,7 @@ async fn set_position(c: &Client, s: &Server) -> R<()> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn browser_plays_and_analyses() {
+    let _serial = SERIAL.lock().await;
     let Some((_driver, c)) = browser().await else {
         return;
     };
@@ -659,4 +667,573 @@ async fn browser_plays_and_analyses() {
         "ok\n",
     )
     .unwrap();
+}
+
+// ---------- hints, proofs, getting ready, keyboard and phone ----------
+
+use millstone::tablebase::{file_name, placing, plan, solve_pair, Table, Tablebase, Wdl};
+use millstone::{Position, Rules};
+use std::collections::HashMap;
+
+/// Small tables of nine: the moving phase up to 8 pieces, the placing sectors up to 8 pieces
+/// of material (seconds to make).
+fn small_tables() -> PathBuf {
+    let rules = Rules::default();
+    let dir = std::env::temp_dir().join(format!("mill-gui-tables-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut solved: HashMap<(u8, u8), Table> = HashMap::new();
+    for job in plan(rules, 8, rules.variant.pieces()) {
+        let (ts, _) = solve_pair(rules, job.w, job.b, &solved, &mut |_| {}).unwrap();
+        for t in ts {
+            t.write(&dir.join(file_name(rules, t.w, t.b))).unwrap();
+            solved.insert((t.w, t.b), t);
+        }
+    }
+    placing::generate(&dir, rules, 8, |_| {}).unwrap();
+    dir
+}
+
+/// Four placements left: two each in hand, two each on the board.
+const PLACING_FEN: &str = "W../.../.../B....B/.../W../... w 2 2 0 8";
+/// Three against three in the moving phase, White to move (flying).
+const MOVING_FEN: &str = "W.W/.../.../B....B/.../W../..B w 0 0 0 20";
+
+fn wdl_word(w: Wdl) -> &'static str {
+    match w.real() {
+        Wdl::Win => "win",
+        Wdl::Loss => "loss",
+        _ => "draw",
+    }
+}
+
+/// What the hints must show, from the tables' root probe (what `mill-tb probe` reads): for each
+/// point, the best value of the moves it stands for (`key` picks the point of a move).
+fn expected_hints(
+    tb: &Tablebase,
+    fen: &str,
+    key: impl Fn(&str) -> Option<String>,
+) -> HashMap<String, String> {
+    let pos = Position::from_fen(fen, Rules::default()).unwrap();
+    let root = tb.probe_root(&pos).expect("covered");
+    let mut best: HashMap<String, (i64, &'static str)> = HashMap::new();
+    for (m, p) in &root.moves {
+        let Some(k) = key(&m.to_string()) else {
+            continue;
+        };
+        let d = p.plies_to_mill as i64;
+        let rank = match p.wdl.real() {
+            Wdl::Win => 1_000_000 - d,
+            Wdl::Loss => -1_000_000 + d,
+            _ => 0,
+        };
+        let e = best.entry(k).or_insert((i64::MIN, "none"));
+        if rank > e.0 {
+            *e = (rank, wdl_word(p.wdl));
+        }
+    }
+    best.into_iter()
+        .map(|(k, (_, w))| (k, w.to_string()))
+        .collect()
+}
+
+/// The hints drawn: point -> result.
+async fn hints_drawn(c: &Client) -> R<HashMap<String, String>> {
+    let v = c
+        .execute(
+            "const o = {}; for (const h of document.querySelectorAll('#board [data-hint]')) o[h.dataset.hint] = h.dataset.result; return o;",
+            vec![],
+        )
+        .await
+        .map_err(err)?;
+    serde_json::from_value(v).map_err(err)
+}
+
+async fn wait_hints(c: &Client, want: &HashMap<String, String>, what: &str) -> R<()> {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let got = hints_drawn(c).await?;
+        if &got == want {
+            return Ok(());
+        }
+        if Instant::now() > deadline {
+            return Err(format!(
+                "{what}: hints drawn {got:?}, the tables say {want:?}"
+            ));
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+async fn set_fen(c: &Client, fen: &str) -> R<()> {
+    tab(c, "records").await?;
+    set_value(c, "fen-input", fen).await?;
+    click_id(c, "fen-set").await?;
+    let fen = fen.to_string();
+    wait_for(c, "the position set up", 10, move |s| {
+        s["engineFen"] == fen.as_str() && s["moves"] == ""
+    })
+    .await?;
+    Ok(())
+}
+
+async fn two_humans(c: &Client) -> R<()> {
+    tab(c, "play").await?;
+    select(c, "white-player", "human").await?;
+    select(c, "black-player", "human").await?;
+    Ok(())
+}
+
+/// Hints on a placing and a moving position equal the tables' values of every move; a picked
+/// piece shows its targets' values.
+async fn hints_from_tables(c: &Client, s: &Server, tb: &Tablebase) -> R<()> {
+    open(c, s).await?;
+    two_humans(c).await?;
+    set_fen(c, PLACING_FEN).await?;
+    tab(c, "play").await?;
+    click_id(c, "hints-play").await?;
+    let want = expected_hints(tb, PLACING_FEN, |m| {
+        (!m.contains('-')).then(|| m.split('x').next().unwrap().to_string())
+    });
+    if want.len() < 10 {
+        return Err(format!("too few placements: {want:?}"));
+    }
+    wait_hints(c, &want, "placing").await?;
+    let note: String = c
+        .execute(
+            "return document.getElementById('hints-note').dataset.source",
+            vec![],
+        )
+        .await
+        .map_err(err)?
+        .as_str()
+        .unwrap_or("")
+        .into();
+    if note != "tables" {
+        return Err(format!("the hints are not labelled as proven: '{note}'"));
+    }
+    screenshot(c, "hints-placing").await;
+    // Moving: each movable piece with its best move's value ...
+    set_fen(c, MOVING_FEN).await?;
+    let want = expected_hints(tb, MOVING_FEN, |m| {
+        m.split_once('-').map(|(a, _)| a.to_string())
+    });
+    wait_hints(c, &want, "moving, pieces").await?;
+    // ... and once one is picked up, each of its targets.
+    click_point(c, "b2")
+        .await
+        .map_err(|e| format!("picking up b2: {e}"))?;
+    let want = expected_hints(tb, MOVING_FEN, |m| {
+        m.strip_prefix("b2-")
+            .map(|t| t.split('x').next().unwrap().to_string())
+    });
+    wait_hints(c, &want, "moving, targets of b2").await?;
+    screenshot(c, "hints-moving").await;
+    // The removal choices of the mill b2-d7 carry their own values.
+    click_point(c, "d7")
+        .await
+        .map_err(|e| format!("dropping on d7: {e}"))?;
+    let want = expected_hints(tb, MOVING_FEN, |m| {
+        m.strip_prefix("b2-d7x").map(|r| r.to_string())
+    });
+    wait_hints(c, &want, "removals after b2-d7").await?;
+    // An ARIA label names the point, what stands there and its value.
+    let label: String = c
+        .execute(
+            "return document.querySelector('[data-point=\"a4\"]').getAttribute('aria-label')",
+            vec![],
+        )
+        .await
+        .map_err(err)?
+        .as_str()
+        .unwrap_or("")
+        .into();
+    let word = match want.get("a4").map(|s| s.as_str()) {
+        Some("win") => "wins",
+        Some("loss") => "loses",
+        _ => "draws",
+    };
+    if label != format!("a4, black piece, may be removed, {word}") {
+        return Err(format!("aria-label of a4: '{label}'"));
+    }
+    c.execute(
+        "document.dispatchEvent(new KeyboardEvent('keydown', {key: 'Escape'}))",
+        vec![],
+    )
+    .await
+    .map_err(err)?;
+    tab(c, "play").await?;
+    click_id(c, "hints-play").await?;
+    Ok(())
+}
+
+/// Moves that keep the proven result from `pos` to a position (of the placing phase when
+/// `placing`) where some move changes it; that path and the losing move.
+fn find_loss(
+    tb: &Tablebase,
+    pos: &Position,
+    path: &mut Vec<millstone::Move>,
+    depth: u32,
+    placing: bool,
+) -> Option<(Vec<millstone::Move>, millstone::Move)> {
+    if pos.outcome().is_some() {
+        return None;
+    }
+    let root = tb.probe_root(pos)?;
+    let keep = root.probe.wdl.real();
+    if !placing || !pos.is_moving_phase() {
+        if let Some((m, _)) = root.moves.iter().find(|(_, p)| p.wdl.real() < keep) {
+            return Some((path.clone(), *m));
+        }
+    }
+    if depth == 0 {
+        return None;
+    }
+    for (m, _) in root.moves.iter().filter(|(_, p)| p.wdl.real() == keep) {
+        let mut child = *pos;
+        child.make(*m);
+        path.push(*m);
+        if let Some(r) = find_loss(tb, &child, path, depth - 1, placing) {
+            return Some(r);
+        }
+        path.pop();
+    }
+    None
+}
+
+/// A short game from `PLACING_FEN` in which exactly one move changes the proven result (a
+/// placement where the tables allow one), every other move keeping it; and that move's index.
+fn line_with_one_lost_move(tb: &Tablebase) -> (Vec<String>, usize) {
+    let start = Position::from_fen(PLACING_FEN, Rules::default()).unwrap();
+    let found = (0..4)
+        .find_map(|d| find_loss(tb, &start, &mut Vec::new(), d, true))
+        .or_else(|| (0..6).find_map(|d| find_loss(tb, &start, &mut Vec::new(), d, false)))
+        .expect("a move that changes the result");
+    let (path, lost) = found;
+    let mut pos = start;
+    let mut line: Vec<String> = Vec::new();
+    for m in &path {
+        line.push(m.to_string());
+        pos.make(*m);
+    }
+    let index = line.len();
+    line.push(lost.to_string());
+    pos.make(lost);
+    // Then best play for a few moves (or to the end).
+    for _ in 0..4 {
+        if pos.outcome().is_some() {
+            break;
+        }
+        let best = tb.probe_root(&pos).expect("covered").best;
+        line.push(best.to_string());
+        pos.make(best);
+    }
+    (line, index)
+}
+
+/// The review of a game where the tables decide every position marks exactly the move that
+/// changed the proven result, and sums up.
+async fn review_with_proofs(c: &Client, s: &Server, tb: &Tablebase) -> R<()> {
+    open(c, s).await?;
+    two_humans(c).await?;
+    set_fen(c, PLACING_FEN).await?;
+    let (line, lost) = line_with_one_lost_move(tb);
+    for (i, m) in line.iter().enumerate() {
+        enter_move(c, m).await?;
+        let want = line[..=i].join(" ");
+        wait_for(c, &format!("move {m}"), 10, move |x| {
+            x["moves"] == want.as_str()
+        })
+        .await?;
+    }
+    // The game ended with the line: the result dialog is closed as a player would.
+    if snapshot(c).await?["dialog"] == true {
+        click_id(c, "result-close").await?;
+    }
+    tab(c, "review").await?;
+    set_value(c, "review-time", "0.05").await?;
+    click_id(c, "review-start").await?;
+    wait_for(c, "the review to start", 10, |x| x["status"] == "review").await?;
+    wait_for(c, "the review", 60, |x| x["status"] != "review").await?;
+    let v = c
+        .execute(
+            "return {lost: [...document.querySelectorAll('#moves .mv.lost')].map(e => Number(e.dataset.ply)),
+                     kept: document.querySelectorAll('#moves .mv.kept').length,
+                     summary: document.getElementById('review-summary').textContent};",
+            vec![],
+        )
+        .await
+        .map_err(err)?;
+    let snap = snapshot(c).await?;
+    if v["lost"] != json!([lost + 1]) || v["kept"] != json!(line.len() - 1) || snap["marks"] != 0 {
+        return Err(format!(
+            "review of {line:?} (move {} lost the value): {v}, search marks {}",
+            lost + 1,
+            snap["marks"]
+        ));
+    }
+    if !v["summary"]
+        .as_str()
+        .unwrap_or("")
+        .contains("kept the value in")
+    {
+        return Err(format!("no summary: {v}"));
+    }
+    screenshot(c, "review-proofs").await;
+    Ok(())
+}
+
+/// One key pressed and released, as a keyboard does (to the focused element).
+async fn press(c: &Client, key: &str) -> R<()> {
+    use fantoccini::actions::{InputSource, KeyAction, KeyActions};
+    let k = key.chars().next().unwrap();
+    let a = KeyActions::new("keyboard".into())
+        .then(KeyAction::Down { value: k })
+        .then(KeyAction::Up { value: k });
+    c.perform_actions(a).await.map_err(err)
+}
+
+/// Moves entered by keyboard only: arrows move the focus ring, Enter acts.
+async fn keyboard_only(c: &Client, s: &Server) -> R<()> {
+    open(c, s).await?;
+    two_humans(c).await?;
+    c.execute("document.getElementById('board').focus()", vec![])
+        .await
+        .map_err(err)?;
+    const DOWN: &str = "\u{E015}";
+    const LEFT: &str = "\u{E012}";
+    const RIGHT: &str = "\u{E014}";
+    const ENTER: &str = "\u{E007}";
+    // Enter first shows the ring on d7; then every step is keys only.
+    let steps: [(&str, &str); 4] = [
+        (ENTER, "d7"), // ring on d7, then place d7
+        (DOWN, "d6"),  // Black: d6
+        (LEFT, "b6"),  // White: b6
+        (RIGHT, "d6"), // d6 is taken: refused, nothing changes
+    ];
+    press(c, ENTER).await?;
+    let mut played = Vec::new();
+    for (i, (key, point)) in steps.iter().enumerate() {
+        if i > 0 {
+            press(c, key).await?;
+        }
+        let focus: String = c
+            .execute(
+                "return document.getElementById('board').dataset.focus || ''",
+                vec![],
+            )
+            .await
+            .map_err(err)?
+            .as_str()
+            .unwrap_or("")
+            .into();
+        if focus != *point {
+            return Err(format!("step {i}: the focus is on '{focus}', not {point}"));
+        }
+        press(c, ENTER).await?;
+        if i < 3 {
+            played.push(*point);
+            let want = played.join(" ");
+            wait_for(c, &format!("{point} by keyboard"), 10, move |x| {
+                x["moves"] == want.as_str()
+            })
+            .await?;
+        } else {
+            wait_for(c, "the refusal", 5, |x| x["refused"] != "0").await?;
+        }
+    }
+    let label: String = c
+        .execute(
+            "return document.querySelector('[data-point=\"d7\"]').getAttribute('aria-label')",
+            vec![],
+        )
+        .await
+        .map_err(err)?
+        .as_str()
+        .unwrap_or("")
+        .into();
+    if label != "d7, white piece" {
+        return Err(format!("aria-label of d7: '{label}'"));
+    }
+    Ok(())
+}
+
+/// The phone layout at 390 x 844: the board first at full width, the panels below, a game
+/// played by taps.
+async fn phone(c: &Client, s: &Server) -> R<()> {
+    c.set_window_size(390, 844).await.map_err(err)?;
+    let r = async {
+        open(c, s).await?;
+        let v = c
+            .execute(
+                "const b = document.getElementById('board').getBoundingClientRect();
+                 const p = document.querySelector('.side').getBoundingClientRect();
+                 return {w: b.width, vw: document.documentElement.clientWidth, bottom: b.bottom, side: p.top,
+                   scroll: document.documentElement.scrollWidth};",
+                vec![],
+            )
+            .await
+            .map_err(err)?;
+        let (w, vw) = (v["w"].as_f64().unwrap_or(0.0), v["vw"].as_f64().unwrap_or(1.0));
+        if w < vw - 40.0 || v["side"].as_f64() < v["bottom"].as_f64() || v["scroll"].as_f64() > Some(vw + 1.0) {
+            return Err(format!("not a phone layout: {v}"));
+        }
+        let mut r = RefEngine::start();
+        for p in ["d6", "f4"] {
+            let n = snapshot(c).await?["moves"].as_str().unwrap_or("").split_whitespace().count();
+            let snap = wait_for(c, "our move", 20, |x| x["status"] == "your-move").await?;
+            let setup = RefEngine::position(snap["moves"].as_str().unwrap_or(""), None);
+            let legal = r.query(&setup, "legalmoves");
+            let tap = if legal.split_whitespace().any(|m| m == p) { p.to_string() } else { legal.split_whitespace().next().unwrap().to_string() };
+            click_point(c, &tap).await?;
+            let snap = wait_for(c, "the engine's answer", 20, move |x| {
+                x["moves"].as_str().unwrap_or("").split_whitespace().count() >= n + 2
+            })
+            .await?;
+            check_board(&mut r, &snap, None)?;
+        }
+        screenshot(c, "phone").await;
+        Ok(())
+    }
+    .await;
+    c.set_window_size(1280, 900).await.map_err(err)?;
+    r
+}
+
+/// A click made while the engine is still getting ready is kept and played once it is.
+async fn getting_ready(c: &Client, s: &Server) -> R<()> {
+    c.goto(&s.url).await.map_err(err)?;
+    let deadline = Instant::now() + Duration::from_secs(10);
+    // The page is up, the engine is not: the status says so.
+    loop {
+        let v = c
+            .execute(
+                "return {kind: document.getElementById('banner').dataset.kind || '', ply: document.getElementById('board').dataset.ply || ''}",
+                vec![],
+            )
+            .await
+            .map_err(err)?;
+        if v["kind"] == "starting" && v["ply"] == "" {
+            break;
+        }
+        if Instant::now() > deadline || v["ply"] != "" {
+            return Err(format!(
+                "no 'getting ready' before the engine answered: {v}"
+            ));
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    click_point(c, "d6").await?;
+    let status: String = c
+        .execute(
+            "return document.getElementById('status').textContent",
+            vec![],
+        )
+        .await
+        .map_err(err)?
+        .as_str()
+        .unwrap_or("")
+        .into();
+    if !status.contains("Getting ready") || !status.contains("d6") {
+        return Err(format!("the click was not acknowledged: '{status}'"));
+    }
+    wait_for(c, "the kept click played", 30, |x| {
+        x["moves"].as_str().unwrap_or("").starts_with("d6")
+    })
+    .await?;
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn browser_hints_proofs_keyboard_phone() {
+    let _serial = SERIAL.lock().await;
+    let Some((_driver, c)) = browser().await else {
+        return;
+    };
+    let dir = small_tables();
+    let tb = Tablebase::open(&dir).unwrap();
+    let with_tables = Server::with_millstone(&["--tables", dir.to_str().unwrap()]);
+    let plain = Server::with_millstone(&[]);
+    let slow = Server::start(
+        &[],
+        &[
+            "sh".into(),
+            "-c".into(),
+            format!("sleep 2; exec {}", common::program("millstone").display()),
+        ],
+    );
+    let mut failures = Vec::new();
+    // MILL_GUI_SCENARIOS=hints,review runs only those (for work on one of them).
+    let only = std::env::var("MILL_GUI_SCENARIOS").unwrap_or_default();
+    for name in ["hints", "review", "keyboard", "phone", "languages", "ready"] {
+        if !only.is_empty() && !only.split(',').any(|o| o == name) {
+            continue;
+        }
+        let t = Instant::now();
+        let r = match name {
+            "hints" => hints_from_tables(&c, &with_tables, &tb).await,
+            "review" => review_with_proofs(&c, &with_tables, &tb).await,
+            "keyboard" => keyboard_only(&c, &plain).await,
+            "phone" => phone(&c, &plain).await,
+            "languages" => languages(&c, &plain).await,
+            _ => getting_ready(&c, &slow).await,
+        };
+        match r {
+            Ok(()) => println!(
+                "browser scenario {name}: ok in {:.1} s",
+                t.elapsed().as_secs_f64()
+            ),
+            Err(e) => {
+                screenshot(&c, &format!("failure-{name}")).await;
+                println!("browser scenario {name}: FAILED: {e}");
+                failures.push(format!("{name}: {e}"));
+            }
+        }
+    }
+    let _ = c.close().await;
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        failures.is_empty(),
+        "browser scenarios failed (screenshots in {}):\n{}",
+        screens().display(),
+        failures.join("\n")
+    );
+}
+
+/// The page in each of the five languages: switched from the header, every text under a key
+/// (the tab names and the rules checked against the language files), with a screenshot each.
+async fn languages(c: &Client, s: &Server) -> R<()> {
+    open(c, s).await?;
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("web/lang");
+    for code in ["it", "fr", "de", "ru", "en"] {
+        let text = std::fs::read_to_string(dir.join(format!("{code}.json"))).map_err(err)?;
+        let tr: Value = serde_json::from_str(&text).map_err(err)?;
+        select(c, "lang", code).await?;
+        let want = tr["tab_rules"].as_str().unwrap_or("").to_string();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let v = c
+                .execute(
+                    "return {lang: document.documentElement.lang, rules: document.querySelector('.tabs [data-tab=rules]').textContent,
+                       status: document.getElementById('status').textContent, heading: (document.querySelector('#tab-rules h3') || {}).textContent || ''}",
+                    vec![],
+                )
+                .await
+                .map_err(err)?;
+            let first_heading = tr["rules"][0][1].as_str().unwrap_or("");
+            if v["lang"] == code && v["rules"] == want.as_str() && v["heading"] == first_heading {
+                break;
+            }
+            if Instant::now() > deadline {
+                return Err(format!("{code}: the page is not in it: {v}"));
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        if code != "en" {
+            tab(c, "rules").await?;
+            screenshot(c, &format!("lang-{code}")).await;
+            tab(c, "play").await?;
+        }
+    }
+    Ok(())
 }

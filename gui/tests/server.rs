@@ -430,3 +430,46 @@ async fn analysis_follows_the_position() {
     let i = next_of(&mut ws, "info", 10).await;
     assert_eq!(i["white_to_move"], true);
 }
+
+/// Without tables the hints are the search's estimates: the state says why, and the search
+/// reports one line for every legal move (MultiPV over all of them), each a different move.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hints_without_tables_are_estimates_of_every_move() {
+    let s = Server::with_millstone(&[]);
+    let mut ws = connect(&s).await;
+    next_of(&mut ws, "state", 10).await;
+    send(
+        &mut ws,
+        json!({"type": "set_players", "white": "human", "black": "human"}),
+    )
+    .await;
+    next_of(&mut ws, "state", 10).await;
+    send(&mut ws, json!({"type": "hints", "on": true})).await;
+    let st = next_of(&mut ws, "state", 10).await;
+    assert_eq!(
+        st["hints"],
+        json!({"source": "search", "why": "notables"}),
+        "{st}"
+    );
+    let legal = st["legal"].as_array().unwrap().len();
+    assert_eq!(legal, 24);
+    let mut firsts = std::collections::BTreeSet::new();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while firsts.len() < legal {
+        assert!(
+            Instant::now() < deadline,
+            "only {} moves valued: {firsts:?}",
+            firsts.len()
+        );
+        let m = next_of(&mut ws, "info", 30).await;
+        assert_eq!(m["source"], "analysis");
+        if let Some(mv) = m["info"]["pv"][0].as_str() {
+            firsts.insert(mv.to_string());
+        }
+        assert!(m["info"]["multipv"].as_u64().unwrap_or(1) <= legal as u64);
+    }
+    // Hints off: the search of every move stops with them.
+    send(&mut ws, json!({"type": "hints", "on": false})).await;
+    let st = next_of(&mut ws, "state", 10).await;
+    assert_eq!(st["hints"], Value::Null);
+}

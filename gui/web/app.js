@@ -4,6 +4,63 @@
 import { Board, parseToken, piecesOf } from "./board.js";
 
 const $ = (id) => document.getElementById(id);
+
+// ---------- languages ----------
+
+const LANGS = ["en", "it", "fr", "de", "ru"];
+let EN = {};
+let TR = {};
+
+// The text of a key in the chosen language ({name} filled from `vars`), English when missing.
+function t(key, vars = {}) {
+  let s = TR[key] ?? EN[key] ?? key;
+  for (const [k, v] of Object.entries(vars)) s = s.split("{" + k + "}").join(String(v));
+  return s;
+}
+
+function pickLang() {
+  let saved = null;
+  try { saved = localStorage.getItem("mill-lang"); } catch { /* private mode */ }
+  if (LANGS.includes(saved)) return saved;
+  for (const l of navigator.languages || [navigator.language || "en"]) {
+    const c = String(l).slice(0, 2).toLowerCase();
+    if (LANGS.includes(c)) return c;
+  }
+  return "en";
+}
+
+async function fetchLang(code) {
+  const r = await fetch(`/lang/${code}.json`);
+  if (!r.ok) throw new Error(`language ${code}: ${r.status}`);
+  return r.json();
+}
+
+async function setLang(code) {
+  if (!LANGS.includes(code)) code = "en";
+  TR = code === "en" ? EN : await fetchLang(code);
+  document.documentElement.lang = code;
+  app.dataset.lang = code;
+  $("lang").value = code;
+  try { localStorage.setItem("mill-lang", code); } catch { /* private mode */ }
+  for (const e of document.querySelectorAll("[data-i18n]")) e.textContent = t(e.dataset.i18n);
+  for (const e of document.querySelectorAll("[data-i18n-title]")) {
+    e.title = t(e.dataset.i18nTitle);
+    e.setAttribute("aria-label", e.title);
+  }
+  renderRules();
+  if (hello) setupLevels(hello);
+  if (state) render();
+}
+
+function renderRules() {
+  const box = $("tab-rules");
+  box.innerHTML = "";
+  for (const [kind, text] of t("rules")) {
+    const e = document.createElement(kind === "h" ? "h3" : "p");
+    e.textContent = text;
+    box.appendChild(e);
+  }
+}
 const app = $("app");
 let ws = null;
 let state = null;
@@ -18,6 +75,8 @@ let shownResult = "";
 let awaiting = null;     // timing of a move entered here
 let refusedCount = 0;
 let board = null;
+let queued = null;       // a point clicked before the engine was ready: played once it is
+let focusPoint = null;   // the keyboard's focus ring
 window.millLatency = [];
 
 function send(obj) {
@@ -49,7 +108,7 @@ function connect() {
   ws.onclose = () => {
     if (app.dataset.status !== "fatal") {
       app.dataset.status = "disconnected";
-      banner("The connection to mill-gui was lost. Reload the page to start again.", "dead");
+      banner(t("lost_connection"), "dead");
     }
   };
 }
@@ -70,7 +129,11 @@ function handle(m) {
     case "preview": preview = m; return render();
     case "error": toast(m.message); app.dataset.lastError = m.message; return;
     case "engine_status":
-      banner(m.message, m.status);
+      if (m.status === "starting") {
+        const text = t(m.stage === "tables" ? "getting_ready_tables" : "getting_ready");
+        banner(text, m.status);
+        $("status").textContent = text;
+      } else banner(m.message, m.status);
       logEngine(`[${m.status}] ${m.message}`);
       app.dataset.engineStatus = m.status;
       return;
@@ -93,8 +156,11 @@ function handle(m) {
 
 function onHello(m) {
   hello = m;
+  if ($("banner").dataset.kind === "starting") banner("", "");
+  delete $("engine-name").dataset.i18n;
+  setupLevels(m);
   $("engine-name").textContent = m.engine.name;
-  $("engine-info").textContent = `${m.engine.name} · process ${m.engine.pid}` + (m.tables ? " · endgame tables on" : "");
+  $("engine-info").textContent = t("engine_info", { name: m.engine.name, pid: m.engine.pid }) + (m.tables ? " · " + t("tables_on") : "");
   const v = $("variant");
   for (const o of [...v.options]) o.disabled = !m.variants.includes(o.value);
   $("flying").disabled = !m.flying_option;
@@ -112,7 +178,7 @@ function optionControl(o) {
   let input;
   const setBtn = () => {
     const b = document.createElement("button");
-    b.textContent = "Set";
+    b.textContent = t("set");
     b.onclick = () => send({ type: "set_option", name: o.name, value: String(input.type === "checkbox" ? input.checked : input.value) });
     row.appendChild(b);
   };
@@ -167,6 +233,14 @@ function onState(m) {
   $("black-player").value = m.players[1];
   $("analyse").checked = m.analysis;
   render();
+  // A click made while the engine was getting ready is taken now.
+  if (queued && !prev) {
+    const p = queued;
+    queued = null;
+    delete app.dataset.queued;
+    onPoint(p);
+  }
+  announce(prev, m);
   // Timing of a move entered on this page: drawn, and the engine's answer drawn.
   if (awaiting) {
     const a = awaiting;
@@ -196,24 +270,18 @@ function onState(m) {
   }
 }
 
-const REASONS = {
-  material: "the loser has fewer than three pieces",
-  blocked: "the side to move cannot move",
-  fullboard: "the board is full after the placing phase",
-  threefold: "the same position occurred three times",
-  hundredply: "100 plies without a mill",
-  resign: "resignation",
-  timeout: "loss on time",
-};
+const REASONS = { material: "r_material", blocked: "r_blocked", fullboard: "r_fullboard", threefold: "r_threefold",
+  hundredply: "r_hundredply", resign: "r_resign", timeout: "r_timeout" };
+const reasonText = (r) => (REASONS[r] ? t(REASONS[r]) : r);
 
 function resultText(end) {
-  return end.result === "1-0" ? "White wins" : end.result === "0-1" ? "Black wins" : "Draw";
+  return t(end.result === "1-0" ? "white_wins" : end.result === "0-1" ? "black_wins" : "draw");
 }
 
 function showResult(end) {
   const d = $("result-dialog");
   $("result-title").textContent = `${resultText(end)} · ${end.result}`;
-  $("result-reason").textContent = REASONS[end.reason] ? `${end.reason}: ${REASONS[end.reason]}` : end.reason;
+  $("result-reason").textContent = reasonText(end.reason);
   d.dataset.result = end.result;
   d.dataset.reason = end.reason;
   if (!d.open) d.showModal();
@@ -225,9 +293,10 @@ function onInfo(m) {
   if (i.pv.length === 0 && i.depth === 0) { lines[k] = { ...i, white: m.white_to_move, source: m.source }; renderAnalysis(); return; }
   if (!i.pv.length) return;
   lines[k] = { ...i, white: m.white_to_move, source: m.source };
-  if (k === 0) lines.length = Math.min(lines.length, Math.max(1, state ? state.multipv : 1));
+  const estimating = state && state.hints && state.hints.source === "search";
+  if (k === 0 && !estimating) lines.length = Math.min(lines.length, Math.max(1, state ? state.multipv : 1));
   renderAnalysis();
-  if (k === 0) renderBoard();
+  if (k === 0 || (state && state.hints && state.hints.source === "search")) { renderBoard(); renderHintsNote(); }
 }
 
 // ---------- input ----------
@@ -249,14 +318,19 @@ function refuse(p, why) {
 
 function onPoint(p) {
   if (preview) { send({ type: "preview_end" }); preview = null; render(); return; }
-  if (!state) return;
+  if (!state) {
+    queued = p;
+    app.dataset.queued = p;
+    $("status").textContent = t("ready_click_kept", { p });
+    return;
+  }
   const L = legal();
-  if (!L.length) { refuse(p, state.thinking ? "The engine is thinking…" : "No move to enter here."); return; }
+  if (!L.length) { refuse(p, t(state.thinking ? "refuse_thinking" : "refuse_none")); return; }
   if (pending) {
     const m = L.find((x) => movePart(x.tok) === pending.move && x.remove === p);
     if (m) return sendMove(m.tok);
     pending = null;
-    refuse(p, "Removal cancelled: choose the move again.");
+    refuse(p, t("refuse_removal"));
     return render();
   }
   if (selected) {
@@ -265,13 +339,13 @@ function onPoint(p) {
     if (p === selected) { selected = null; return render(); }
     if (L.some((x) => x.from === p)) { selected = p; return render(); }
     selected = null;
-    refuse(p, `${p} is not a legal target.`);
+    refuse(p, t("refuse_target", { p }));
     return render();
   }
   const place = L.filter((x) => x.from === null && x.to === p);
   if (place.length) return choose(place);
   if (L.some((x) => x.from === p)) { selected = p; return render(); }
-  refuse(p, `No legal move starts at ${p}.`);
+  refuse(p, t("refuse_start", { p }));
 }
 
 function choose(c) {
@@ -320,13 +394,15 @@ function render() {
   renderAnalysis();
   renderStatus();
   renderReview(state.review);
+  renderHintsNote();
+  for (const h of document.querySelectorAll(".hints-toggle")) h.checked = !!state.hints;
   const svg = $("board");
   svg.dataset.ply = String(state.cursor);
   svg.dataset.moves = state.moves.join(" ");
   svg.dataset.engineFen = state.fen;
   svg.dataset.legalCount = String(state.legal.length);
   $("preview-note").hidden = !preview;
-  if (preview) $("preview-note").textContent = "Line: " + preview.moves.join(" ") + "  — click the board or press Esc to return";
+  if (preview) $("preview-note").textContent = t("line_label", { moves: preview.moves.join(" ") });
 }
 
 function renderBoard() {
@@ -347,12 +423,184 @@ function renderBoard() {
       view.pendingColor = pending.color;
       view.removable = pending.removable;
     }
+    view.hints = hintView(L);
     const best = lines[0];
     if (best && best.pv && best.pv.length && (state.analysis || state.thinking) && !pending) {
       view.arrows.push({ token: best.pv[0], kind: "best" });
     }
   }
   board.render(view);
+  labelPoints(view);
+}
+
+// ---------- hints ----------
+
+// A value's order: a faster win first, a slower loss last; estimates by their score.
+function hintRank(v) {
+  if (v.est !== undefined) return v.est;
+  const d = v.plies || 0;
+  return v.result === "win" ? 1e6 - d : v.result === "loss" ? -1e6 + d : 0;
+}
+
+// Every legal move's value, as the engine gave it: exact (tables) or estimated (search).
+function moveValues() {
+  const H = state && state.hints;
+  if (!H) return null;
+  const out = {};
+  if (H.source === "tables") {
+    for (const m of H.moves) {
+      const t = m.result === "win" ? "W" : m.result === "loss" ? "L" : "=";
+      out[m.move] = { result: m.result, plies: m.plies, source: "tables", text: t + (m.plies ? m.plies : "") };
+    }
+  } else if (H.source === "search") {
+    for (const l of lines) {
+      if (!l || !l.pv || !l.pv.length || !l.score || l.source !== "analysis") continue;
+      const { kind, value } = l.score;
+      let v;
+      if (kind === "mate" || Math.abs(value) >= 19000) {
+        const win = value > 0;
+        v = { result: win ? "win" : "loss", est: win ? 1e6 - Math.abs(value) : -1e6 + Math.abs(value), text: win ? "W?" : "L?" };
+      } else {
+        const r = value >= 100 ? "est-good" : value <= -100 ? "est-bad" : "est-even";
+        v = { result: r, est: value, text: (value >= 0 ? "+" : "−") + (Math.abs(value) / 100).toFixed(1) };
+      }
+      out[l.pv[0]] = { ...v, source: "estimate" };
+    }
+  }
+  return out;
+}
+
+// What the board marks: empty points (placing), movable pieces, a picked piece's targets,
+// the pieces a mill may remove; each with the best value of the moves it stands for.
+function hintView(L) {
+  const vals = moveValues();
+  if (!vals || !L.length) return [];
+  const best = (toks) => {
+    let b = null;
+    for (const t of toks) if (vals[t] && (!b || hintRank(vals[t]) > hintRank(b))) b = vals[t];
+    return b;
+  };
+  const out = [];
+  const push = (p, kind, v) => { if (v) out.push({ p, kind, result: v.result, text: v.text, source: v.source }); };
+  const group = (list, key) => {
+    const g = {};
+    for (const x of list) (g[key(x)] = g[key(x)] || []).push(x.tok);
+    return g;
+  };
+  if (pending) {
+    for (const r of pending.removable) push(r, "remove", vals[pending.move + "x" + r]);
+  } else if (selected) {
+    for (const [to, toks] of Object.entries(group(L.filter((x) => x.from === selected), (x) => x.to))) push(to, "target", best(toks));
+  } else {
+    for (const [to, toks] of Object.entries(group(L.filter((x) => x.from === null), (x) => x.to))) push(to, "place", best(toks));
+    for (const [from, toks] of Object.entries(group(L.filter((x) => x.from !== null), (x) => x.from))) push(from, "piece", best(toks));
+  }
+  return out;
+}
+
+const RESULT_WORD = { win: "a_wins", draw: "a_draws", loss: "a_loses", "est-good": "a_good", "est-even": "a_even", "est-bad": "a_bad" };
+
+function renderHintsNote() {
+  const n = $("hints-note");
+  const H = state.hints;
+  n.dataset.source = H ? H.source : "";
+  if (!H) { n.textContent = ""; return; }
+  const side = t(state.white_to_move ? "white" : "black");
+  n.textContent = "";
+  if (!state.legal.length) { n.textContent = t("hints_your_move"); return; }
+  const span = (cls, text) => { const e = document.createElement("span"); e.className = cls; e.textContent = text; n.appendChild(e); };
+  if (H.source === "tables") {
+    span("exact", t("hints_exact"));
+    n.appendChild(document.createTextNode(" " + t("hints_exact_text", { side })));
+  } else {
+    const got = lines.filter((l) => l && l.source === "analysis").length;
+    const WHY = { loading: "why_loading", notables: "why_notables", unsupported: "why_unsupported" };
+    const why = t(WHY[H.why] || "why_uncovered");
+    const depth = lines[0] && lines[0].depth ? t("depth_n", { n: lines[0].depth }) : "";
+    if (got) {
+      span("est", t("hints_est"));
+      n.appendChild(document.createTextNode(" " + t("hints_est_text", { why, depth })));
+    } else {
+      span("est", t("hints_solving"));
+      n.appendChild(document.createTextNode(` (${why})`));
+    }
+  }
+}
+
+// ---------- keyboard and screen readers ----------
+
+function labelPoints(view) {
+  const pieces = board.piecesAt || {};
+  for (const hit of document.querySelectorAll("#board [data-point]")) {
+    const p = hit.dataset.point;
+    const c = pieces[p];
+    let label = `${p}, ${t(c === "W" ? "a_white_piece" : c === "B" ? "a_black_piece" : "a_empty")}`;
+    if (view.selected === p) label += ", " + t("a_picked");
+    if ((view.targets || []).includes(p)) label += ", " + t("a_target");
+    if ((view.removable || []).includes(p)) label += ", " + t("a_removable");
+    const h = board.hintAt && board.hintAt[p];
+    if (h) label += ", " + t(RESULT_WORD[h.result] || h.result);
+    hit.setAttribute("aria-label", label);
+    hit.setAttribute("role", "button");
+    hit.id = "pt-" + p;
+  }
+  if (focusPoint) $("board").setAttribute("aria-activedescendant", "pt-" + focusPoint);
+}
+
+function announce(prev, m) {
+  if (!prev || m.moves.length === prev.moves.length || m.cursor !== m.moves.length || !m.last_move) return;
+  const side = t(m.white_to_move ? "black" : "white");
+  $("board-live").textContent = t("a_played", { side, move: m.last_move });
+}
+
+function onBoardKey(ev) {
+  const dirs = { ArrowUp: [0, -1], ArrowDown: [0, 1], ArrowLeft: [-1, 0], ArrowRight: [1, 0] };
+  if (dirs[ev.key]) {
+    ev.preventDefault();
+    ev.stopPropagation();
+    focusPoint = focusPoint ? board.neighbour(focusPoint, ...dirs[ev.key]) : "d7";
+  } else if (ev.key === "Enter" || ev.key === " ") {
+    ev.preventDefault();
+    ev.stopPropagation();
+    if (!focusPoint) focusPoint = "d7";
+    else onPoint(focusPoint);
+  } else return;
+  board.setFocus(focusPoint);
+  $("board").dataset.focus = focusPoint;
+  if (state) labelPoints(board.last || {});
+  const hit = document.getElementById("pt-" + focusPoint);
+  $("board-live").textContent = hit ? hit.getAttribute("aria-label") : focusPoint;
+}
+
+// ---------- levels ----------
+
+function setupLevels(m) {
+  const sel = $("level");
+  const elo = m.options.find((o) => o.name.toLowerCase() === "uci_elo");
+  const limit = m.options.find((o) => o.name.toLowerCase() === "uci_limitstrength");
+  const was = sel.value;
+  sel.innerHTML = "";
+  const full = document.createElement("option");
+  full.value = "full";
+  full.textContent = t(m.tables ? "level_full_tables" : "level_full");
+  sel.appendChild(full);
+  sel.disabled = !(elo && limit);
+  if (!elo || !limit) return;
+  for (const e of [900, 1200, 1500, 1800, 2100]) {
+    if (e < (elo.min ?? 0) || e >= (elo.max ?? 0)) continue;
+    const o = document.createElement("option");
+    o.value = String(e);
+    o.textContent = t("level_elo", { elo: e });
+    sel.appendChild(o);
+  }
+  if ([...sel.options].some((o) => o.value === was)) sel.value = was;
+  sel.onchange = () => {
+    if (sel.value === "full") send({ type: "set_option", name: limit.name, value: "false" });
+    else {
+      send({ type: "set_option", name: elo.name, value: sel.value });
+      send({ type: "set_option", name: limit.name, value: "true" });
+    }
+  };
 }
 
 function fmtClock(ms) {
@@ -374,9 +622,9 @@ function renderCards() {
     { el: $(flipped ? "card-bottom" : "card-top"), c: "B", i: 1, hand: Number(f[3] || 0) },
   ];
   for (const s of sides) {
-    const name = state.players[s.i] === "engine" ? (hello ? hello.engine.name : "Engine") : "Human";
+    const name = state.players[s.i] === "engine" ? (hello ? hello.engine.name : t("engine")) : t("human");
     s.el.querySelector(".swatch").className = "swatch " + (s.c === "W" ? "white" : "black");
-    s.el.querySelector(".pname").textContent = `${s.c === "W" ? "White" : "Black"} · ${name}`;
+    s.el.querySelector(".pname").textContent = `${t(s.c === "W" ? "white" : "black")} · ${name}`;
     const hand = s.el.querySelector(".hand");
     hand.innerHTML = "";
     const dots = document.createElement("span");
@@ -389,7 +637,7 @@ function renderCards() {
     hand.appendChild(dots);
     const txt = document.createElement("span");
     txt.className = "hand-text";
-    txt.textContent = `${s.hand} in hand · ${onBoard[s.c]} on board`;
+    txt.textContent = t("in_hand", { n: s.hand, m: onBoard[s.c] });
     hand.appendChild(txt);
     s.el.dataset.hand = String(s.hand);
     const toMove = (s.c === "W") === state.white_to_move && !(state.end && state.cursor === state.moves.length);
@@ -414,7 +662,7 @@ function renderClocks() {
   }
 }
 
-const MARK_SYMBOL = { inaccuracy: "?!", mistake: "?", blunder: "??" };
+const MARK_SYMBOL = { inaccuracy: "?!", mistake: "?", blunder: "??", lost: "✗", kept: "✓" };
 
 function renderMoves() {
   const box = $("moves");
@@ -453,7 +701,7 @@ function renderMoves() {
         const b = document.createElement("small");
         b.textContent = " best " + mk.best;
         s.appendChild(b);
-        s.title = `${mk.kind}: ${mk.best} was better`;
+        s.title = mk.kind === "lost" ? t("changed_result", { best: mk.best }) : t("mark_better", { best: mk.best });
       }
     }
     if (i + 1 === state.cursor) s.classList.add("current");
@@ -463,7 +711,11 @@ function renderMoves() {
     white = !white;
   });
   const cur = box.querySelector(".current");
-  if (cur) cur.scrollIntoView({ block: "nearest" });
+  // Only the list scrolls (on a phone, the page must not jump away from the board).
+  if (cur) {
+    const r = cur.getBoundingClientRect(), b = box.getBoundingClientRect();
+    if (r.top < b.top || r.bottom > b.bottom) box.scrollTop += r.top - b.top - b.height / 2;
+  }
   const end = state.end;
   $("game-result").textContent = end ? `${end.result} (${end.reason})` : "";
   $("game-result").dataset.result = end ? end.result : "";
@@ -485,6 +737,7 @@ function renderGraph() {
     if (pts.length < 40) for (const p of pts) html += `<circle class="g-dot" cx="${p[0].toFixed(1)}" cy="${p[1].toFixed(1)}" r="2"/>`;
   }
   for (const mk of state.marks) {
+    if (mk.kind === "kept") continue;
     const e = state.evals[mk.ply + 1];
     const v = whiteCp(e) ?? 0;
     html += `<circle class="g-mark ${mk.kind}" cx="${x(mk.ply + 1)}" cy="${y(v)}" r="3.5" data-ply="${mk.ply + 1}"/>`;
@@ -507,7 +760,7 @@ function renderAnalysis() {
   ol.innerHTML = "";
   if (!best) {
     evalEl.textContent = state.analysis ? "…" : "–";
-    $("search-stats").textContent = state.analysis ? "searching…" : "analysis off";
+    $("search-stats").textContent = t(state.analysis ? "searching" : "analysis_off");
     setWdl(null);
     setEvalBar(null);
     return;
@@ -516,14 +769,14 @@ function renderAnalysis() {
   evalEl.textContent = text;
   evalEl.dataset.depth = String(best.depth ?? 0);
   const nps = best.nps ? (best.nps >= 1e6 ? (best.nps / 1e6).toFixed(1) + " M" : Math.round(best.nps / 1e3) + " k") : "–";
-  $("search-stats").textContent = `${best.source === "play" ? "engine's search · " : ""}depth ${best.depth ?? 0}/${best.seldepth ?? 0} · ${nps} nodes/s · ${(best.nodes ?? 0).toLocaleString("en")} nodes · tbhits ${best.tbhits ?? 0}`;
+  $("search-stats").textContent = (best.source === "play" ? t("engines_search") + " · " : "") + t("stats", { d: best.depth ?? 0, sd: best.seldepth ?? 0, nps, nodes: (best.nodes ?? 0).toLocaleString("en"), tb: best.tbhits ?? 0 });
   let wdl = best.wdl;
   if (wdl && best.white === false) wdl = [wdl[2], wdl[1], wdl[0]];
   setWdl(wdl);
   const s = best.score;
   setEvalBar(s ? whiteCp(best.white === false ? { kind: s.kind, value: -s.value } : s) : null, text);
   lines.forEach((l, k) => {
-    if (!l) return;
+    if (!l || k >= state.multipv) return;
     const li = document.createElement("li");
     li.dataset.multipv = String(k + 1);
     const sc = document.createElement("span");
@@ -546,7 +799,7 @@ function setWdl(w) {
   el.querySelector(".d").style.width = b / 10 + "%";
   el.querySelector(".l").style.width = c / 10 + "%";
   el.dataset.wdl = w ? w.join(" ") : "";
-  $("wdl-text").textContent = w ? `White ${(a / 10).toFixed(1)}% · draw ${(b / 10).toFixed(1)}% · Black ${(c / 10).toFixed(1)}%` : "";
+  $("wdl-text").textContent = w ? t("wdl_text", { w: (a / 10).toFixed(1), d: (b / 10).toFixed(1), l: (c / 10).toFixed(1) }) : "";
 }
 
 function setEvalBar(cp, text) {
@@ -560,18 +813,33 @@ function setEvalBar(cp, text) {
 function renderStatus() {
   const st = $("status");
   const end = state.end;
-  const side = state.white_to_move ? "White" : "Black";
-  if (preview) st.textContent = "Showing an analysis line.";
-  else if (end && state.cursor === state.moves.length) st.textContent = `Game over: ${resultText(end)} (${end.reason}).`;
-  else if (state.review) st.textContent = "Reviewing the game…";
-  else if (state.thinking) st.textContent = `${side} (engine) is thinking…`;
-  else if (pending) st.textContent = `Mill! Click a highlighted ${state.white_to_move ? "black" : "white"} piece to remove it.`;
+  const side = t(state.white_to_move ? "white" : "black");
+  if (preview) st.textContent = t("st_preview");
+  else if (end && state.cursor === state.moves.length) st.textContent = t("st_over", { result: resultText(end), reason: reasonText(end.reason) });
+  else if (state.review) st.textContent = t("st_review");
+  else if (state.thinking) st.textContent = t("st_thinking", { side });
+  else if (pending) st.textContent = t("st_remove");
   else if (state.legal.length) {
-    const placing = state.legal.some((t) => !t.includes("-"));
-    st.textContent = `${side} to move: ${placing ? "click a point to place a piece" : selected ? "click the target point" : "click a piece, then its target"}.`;
-  } else if (state.paused) st.textContent = "The engine was stopped; press Engine move to let it play.";
-  else if (state.cursor < state.moves.length) st.textContent = `${side} to move (stepping through the game).`;
-  else st.textContent = `${side} to move.`;
+    const placing = state.legal.some((tok) => !tok.includes("-"));
+    st.textContent = t(placing ? "st_place" : selected ? "st_target" : "st_pick", { side });
+  } else if (state.paused) st.textContent = t("st_paused");
+  else if (state.cursor < state.moves.length) st.textContent = t("st_stepping", { side });
+  else st.textContent = t("st_to_move", { side });
+}
+
+// "White kept the value in 31 of 33 moves": the proven marks counted for each side.
+function proofSummary() {
+  const whiteFirst = state.start_fen.split(" ")[1] !== "b";
+  const n = { W: [0, 0], B: [0, 0] };
+  for (const m of state.marks) {
+    if (m.kind !== "kept" && m.kind !== "lost") continue;
+    const side = (m.ply % 2 === 0) === whiteFirst ? "W" : "B";
+    n[side][1]++;
+    if (m.kind === "kept") n[side][0]++;
+  }
+  const part = (side, [k, total]) => total ? t("proof_side", { side, k, t: total }) : "";
+  const text = [part(t("white"), n.W), part(t("black"), n.B)].filter(Boolean).join("; ") + ".";
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 function renderReview(r) {
@@ -579,16 +847,18 @@ function renderReview(r) {
   if (!r) {
     if (bar.dataset.done) bar.style.width = "100%";
     if (state && state.marks) {
-      const c = { inaccuracy: 0, mistake: 0, blunder: 0 };
+      const c = { inaccuracy: 0, mistake: 0, blunder: 0, lost: 0, kept: 0 };
       for (const m of state.marks) c[m.kind]++;
-      $("review-summary").textContent = state.marks.length || bar.dataset.done ? `${c.inaccuracy} inaccuracies, ${c.mistake} mistakes, ${c.blunder} blunders` : "";
+      let text = state.marks.length || bar.dataset.done ? t("review_counts", { i: c.inaccuracy, m: c.mistake, b: c.blunder }) : "";
+      if (c.lost + c.kept) text = proofSummary() + (c.inaccuracy + c.mistake + c.blunder ? " " + t("proof_search", { text }) : "");
+      $("review-summary").textContent = text;
     }
     return;
   }
   const pct = r.total ? (100 * r.done) / r.total : 0;
   bar.style.width = pct.toFixed(1) + "%";
   bar.dataset.done = String(r.done);
-  $("review-summary").textContent = `position ${r.done} of ${r.total}…`;
+  $("review-summary").textContent = t("review_position", { done: r.done, total: r.total });
 }
 
 // ---------- controls ----------
@@ -624,6 +894,8 @@ function setup() {
   $("flip").onclick = () => { board.setFlipped(!board.flipped); $("board").dataset.flipped = String(board.flipped); render(); };
   const analyse = () => send({ type: "analyse", on: $("analyse").checked, multipv: Number($("multipv").value) });
   $("analyse").onchange = analyse;
+  for (const h of document.querySelectorAll(".hints-toggle")) h.onchange = () => send({ type: "hints", on: h.checked });
+  $("board").addEventListener("keydown", onBoardKey);
   $("multipv").onchange = () => { lines = []; if ($("analyse").checked) analyse(); };
   $("review-start").onclick = () => send({ type: "review", movetime: Math.round(Number($("review-time").value) * 1000) });
   $("review-stop").onclick = () => send({ type: "review_stop" });
@@ -631,7 +903,7 @@ function setup() {
   $("fen-copy").onclick = () => {
     $("fen-input").value = state ? state.fen : "";
     if (navigator.clipboard) navigator.clipboard.writeText($("fen-input").value).catch(() => {});
-    toast("Position string copied", "info");
+    toast(t("copied"), "info");
   };
   $("pgn-load").onclick = () => send({ type: "load_pgn", text: $("pgn-text").value });
   $("pgn-export").onclick = () => send({ type: "export_pgn" });
@@ -652,8 +924,12 @@ function setup() {
     else if (ev.key === "Home") $("nav-first").click();
     else if (ev.key === "End") $("nav-last").click();
   });
+  $("lang").onchange = () => setLang($("lang").value);
   setInterval(renderClocks, 100);
-  connect();
+  fetchLang("en")
+    .then((en) => { EN = en; return setLang(pickLang()); })
+    .catch((e) => console.error(e))
+    .finally(connect);
 }
 
 setup();

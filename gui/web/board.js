@@ -83,6 +83,8 @@ export class Board {
     this.gDots = el("g", { class: "dots" }, svg);
     this.gPieces = el("g", { class: "pieces" }, svg);
     this.gArrows = el("g", { class: "arrows" }, svg);
+    this.gHints = el("g", { class: "hints" }, svg);
+    this.gFocus = el("g", { class: "focus" }, svg);
     this.gHits = el("g", { class: "hits" }, svg);
     this.drawStatic();
   }
@@ -109,6 +111,7 @@ export class Board {
       el("circle", { cx: x, cy: y, r: 9, class: "point" }, this.gLines);
       const hit = el("circle", { cx: x, cy: y, r: 44, class: "hit", "data-point": p }, this.gHits);
       hit.addEventListener("click", (ev) => { ev.stopPropagation(); this.onClick(p); });
+      el("title", {}, hit).textContent = p;
     }
     for (let i = 0; i < 7; i++) {
       const file = FILES[i], rank = String(i + 1);
@@ -183,7 +186,51 @@ export class Board {
         el("circle", { cx: x, cy: y, r: 36, class: a.kind + "-remove" }, this.gArrows);
       }
     }
+    this.gHints.innerHTML = "";
+    for (const h of view.hints || []) {
+      const [x, y] = this.xy(h.p);
+      const g = el("g", { class: `hint hint-${h.result} hint-${h.kind}`, "data-hint": h.p, "data-result": h.result,
+        "data-source": h.source }, this.gHints);
+      if (h.kind === "place" || h.kind === "target") el("circle", { cx: x, cy: y, r: 17, class: "hint-dot" }, g);
+      else el("circle", { cx: x, cy: y, r: 37, class: "hint-ring" }, g);
+      if (h.text) {
+        const ty = h.kind === "place" || h.kind === "target" ? y + 6 : y + 52;
+        el("text", { x, y: ty, class: "hint-text" }, g).textContent = h.text;
+      }
+    }
+    this.hintAt = {};
+    for (const h of view.hints || []) this.hintAt[h.p] = h;
+    this.piecesAt = pieces;
+    this.drawFocus();
     this.svg.dataset.fen = this.domFen(view.fen);
+  }
+
+  // The keyboard's focus ring over one point (null: none).
+  setFocus(p) { this.focus = p; this.drawFocus(); }
+
+  drawFocus() {
+    this.gFocus.innerHTML = "";
+    if (!this.focus) return;
+    const [x, y] = this.xy(this.focus);
+    el("circle", { cx: x, cy: y, r: 42, class: "focus-ring", "data-focus": this.focus }, this.gFocus);
+  }
+
+  // The point one step from `p` in a direction on the screen (dx, dy in -1..1), the nearest
+  // point that lies that way; `p` itself when there is none.
+  neighbour(p, dx, dy) {
+    const [x0, y0] = this.xy(p);
+    let best = p, bestD = Infinity;
+    for (const q of POINTS) {
+      if (q === p) continue;
+      const [x, y] = this.xy(q);
+      const ax = x - x0, ay = y - y0;
+      const along = ax * dx + ay * dy;
+      if (along <= 0) continue;
+      const across = Math.abs(ax * dy - ay * dx);
+      const d = along + 2.5 * across;
+      if (d < bestD) { bestD = d; best = q; }
+    }
+    return best;
   }
 
   arrow(a, b, cls, parent) {

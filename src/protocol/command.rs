@@ -152,6 +152,8 @@ pub enum Command {
     Perft(u32),
     /// `bench [depth]` (clamped to 1..=[`MAX_BENCH_DEPTH`]).
     Bench(Option<i32>),
+    /// `values`: every legal move's exact result from the endgame tables (for hints).
+    Values,
 }
 
 /// Why a line is not a valid command.
@@ -493,6 +495,7 @@ pub fn parse(line: &str) -> Result<Option<Command>, CommandError> {
         "quit" => no_args("quit", args, Command::Quit),
         "d" => no_args("d", args, Command::Display),
         "eval" => no_args("eval", args, Command::Eval),
+        "values" => no_args("values", args, Command::Values),
         "debug" => match args {
             ["on"] => Ok(Command::Debug(true)),
             ["off"] => Ok(Command::Debug(false)),

@@ -169,6 +169,35 @@ pub fn legal_moves(game: &Game) -> String {
     response(&move_list(&game.legal_moves()))
 }
 
+/// The answer to `values` where the tables value every move: one line
+/// `value <move> win|draw|loss [plies <N>]` per legal move, best first (N, the plies to the
+/// next mill under best play, for a moving-phase win or loss), then `values <count> moves`.
+pub fn values(moves: &[(Move, crate::tablebase::Probe)]) -> Vec<String> {
+    use crate::tablebase::Wdl;
+    let mut out: Vec<String> = moves
+        .iter()
+        .map(|(m, p)| {
+            let (word, plies) = match p.wdl.real() {
+                Wdl::Win => ("win", p.plies_to_mill),
+                Wdl::Loss => ("loss", p.plies_to_mill),
+                _ => ("draw", 0),
+            };
+            if plies > 0 {
+                format!("value {m} {word} plies {plies}")
+            } else {
+                format!("value {m} {word}")
+            }
+        })
+        .collect();
+    out.push(format!("values {} moves", moves.len()));
+    out
+}
+
+/// The answer to `values` where no table values the moves: `values none <why>`.
+pub fn values_none(why: &str) -> String {
+    format!("values none {why}")
+}
+
 /// The answer to `query mills`: every point that stands in a line of three pieces of one
 /// colour, in point order; just `response` when there is none.
 pub fn mills(pos: &Position) -> String {

@@ -268,6 +268,7 @@ impl Session {
             Command::Query(q) => self.query(q),
             Command::Display => self.out.lines(&format::display(&self.game)),
             Command::Eval => self.out.lines(&format::eval(self.game.position())),
+            Command::Values => self.values(),
             Command::Perft(depth) => {
                 self.refuse_while_searching("perft")?;
                 let mut pos = *self.game.position();
@@ -538,6 +539,24 @@ impl Session {
         self.engine
             .start(&self.game, limits, report, Some(currmove), done);
         Ok(())
+    }
+
+    /// `values`: every legal move's result from the tables, or why there is none. Reads the
+    /// tables only (no search), so it is answered at once, also while a search runs.
+    fn values(&self) {
+        let pos = self.game.position();
+        let line = if self.game.outcome().is_some() {
+            format::values_none("gameover")
+        } else if let Some(tb) = self.engine.tablebase() {
+            match tb.probe_root(pos) {
+                Some(root) => return self.out.lines(&format::values(&root.moves)),
+                None if self.engine.tables_loading() => format::values_none("loading"),
+                None => format::values_none("uncovered"),
+            }
+        } else {
+            format::values_none("notables")
+        };
+        self.out.line(&line);
     }
 
     fn query(&self, q: Query) {

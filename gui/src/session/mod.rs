@@ -3,6 +3,11 @@
 //! The page sends typed JSON requests; this side checks each of them and composes every
 //! engine command itself. The game record lives here; the page draws what it is sent.
 
+mod clock;
+mod hints;
+mod link;
+mod review;
+
 use crate::engine::{parse_info, Engine, EngineError, Info, Score};
 use crate::records::{self, cut, mills_from_fen, Export, Loaded};
 use crate::validate::{is_fen, is_move_token, normalise_fen, MAX_REQUEST};
@@ -54,6 +59,7 @@ pub enum Request {
     SetLimit { limit: Limit },
     SetOption { name: String, value: Option<String> },
     Analyse { on: bool, multipv: u64 },
+    Hints { on: bool },
     Preview { moves: Vec<String> },
     PreviewEnd,
     Review { movetime: u64 },
@@ -92,6 +98,8 @@ struct Mark {
 struct Review {
     movetime: u64,
     results: Vec<Option<(Score, String)>>,
+    /// Per position, every move's exact value where the tables give them.
+    values: Vec<Option<Vec<hints::MoveValue>>>,
 }
 
 /// Why a request failed: the page's fault (a message for it) or the engine's.
@@ -160,6 +168,12 @@ pub struct Session {
     restarts: Vec<Instant>,
     /// When a long search was last checked with `isready`.
     ping_at: Instant,
+    /// Whether the page shows hints (every legal move's value).
+    hints_on: bool,
+    /// The values of the position at the cursor, when hints are on.
+    hints: Option<hints::Values>,
+    /// The engine answered `values` with an error: it has no such command.
+    values_unsupported: bool,
 }
 
 fn msg(v: Value) -> String {
@@ -200,6 +214,9 @@ impl Session {
             has_mills_query: true,
             restarts: Vec::new(),
             ping_at: Instant::now(),
+            hints_on: false,
+            hints: None,
+            values_unsupported: false,
         }
     }
 
@@ -265,197 +282,6 @@ impl Session {
         self.close().await;
         self.outbox = None;
         writer.abort();
-    }
-
-    async fn close(&mut self) {
-        if let Some(e) = self.engine.take() {
-            e.shutdown().await;
-        }
-    }
-
-    async fn start_engine(&mut self) -> Result<(), EngineError> {
-        let mut e = Engine::start(&self.cfg.engine).await?;
-        let mut cmds = Vec::new();
-        let mut timeout = crate::engine::ANSWER_TIMEOUT;
-        if e.option("UCI_ShowWDL").is_some() {
-            cmds.push("setoption name UCI_ShowWDL value true".to_string());
-        }
-        if let (Some(dir), Some(o)) = (&self.cfg.tables, e.option("TablePath")) {
-            cmds.push(format!("setoption name {} value {}", o.name, dir));
-            timeout = crate::engine::TABLES_TIMEOUT;
-            if let (Some(book), Some(b)) = (&self.cfg.book, e.option("BookPath")) {
-                cmds.push(format!("setoption name {} value {}", b.name, book));
-            }
-        }
-        for (n, v) in &self.option_values {
-            cmds.push(format!("setoption name {n} value {v}"));
-        }
-        for a in e.sync_within(&cmds, timeout).await? {
-            log::warn!("engine refused a setting: {a}");
-        }
-        self.engine_multipv = 1;
-        let options: Vec<_> = e
-            .options
-            .iter()
-            .filter(|o| {
-                !RESERVED_OPTIONS
-                    .iter()
-                    .any(|r| r.eq_ignore_ascii_case(&o.name))
-                    && o.kind != "string"
-            })
-            .cloned()
-            .collect();
-        let variants = e
-            .option("UCI_Variant")
-            .map(|o| o.vars.clone())
-            .unwrap_or_else(|| vec!["nine".into()]);
-        self.push(json!({
-            "type": "hello",
-            "engine": {"name": e.name, "pid": e.pid},
-            "options": options,
-            "variants": variants,
-            "flying_option": e.option("Flying").is_some(),
-            "tables": self.cfg.tables.is_some() && e.option("TablePath").is_some(),
-        }));
-        self.has_mills_query = true;
-        self.engine = Some(e);
-        Ok(())
-    }
-
-    /// The engine crashed or hung: report it, start a new one, put it where the old one was.
-    async fn fail(&mut self, f: Failure) {
-        let err = match f {
-            Failure::Bad(m) => return self.error(m),
-            Failure::Engine(e) => e,
-        };
-        log::warn!("{err}");
-        if let Some(e) = self.engine.take() {
-            e.shutdown().await;
-        }
-        // A search for the engine's move (or its `go`) failed: do not ask again on its own.
-        let was_playing = matches!(self.search, Search::Play { .. }) || self.engine_to_move();
-        self.search = Search::Idle;
-        self.review = None;
-        self.preview = false;
-        let now = Instant::now();
-        self.restarts
-            .retain(|t| now.duration_since(*t) < Duration::from_secs(60));
-        let kind = if matches!(err, EngineError::Hung(_)) {
-            "hung"
-        } else {
-            "crashed"
-        };
-        if self.restarts.len() >= 5 {
-            self.push(json!({"type": "engine_status", "status": "dead",
-                "message": format!("{err}; it failed 5 times in a minute and is not restarted again (reload the page to try again)")}));
-            return;
-        }
-        self.restarts.push(now);
-        self.push(json!({"type": "engine_status", "status": kind,
-            "message": format!("{err}; restarting it")}));
-        match self.start_engine().await {
-            Ok(()) => {
-                if was_playing {
-                    self.paused = true;
-                }
-                let (v, fl) = (self.variant.clone(), self.flying);
-                match self.apply_rules(&v, fl).await {
-                    Ok(()) => {}
-                    Err(Failure::Engine(e)) => {
-                        self.push(json!({"type": "engine_status", "status": "dead", "message": e.to_string()}));
-                        self.engine = None;
-                        return;
-                    }
-                    Err(Failure::Bad(m)) => self.error(m),
-                }
-                self.push(json!({"type": "engine_status", "status": "restarted",
-                    "message": if was_playing { "the engine was restarted; press Go to let it move" } else { "the engine was restarted" }}));
-                Box::pin(self.after_change()).await;
-            }
-            Err(e) => {
-                self.push(
-                    json!({"type": "engine_status", "status": "dead", "message": e.to_string()}),
-                );
-            }
-        }
-    }
-
-    fn deadline(&self) -> Option<Instant> {
-        let mut d: Option<Instant> = None;
-        let mut take = |t: Instant| d = Some(d.map_or(t, |x: Instant| x.min(t)));
-        if let Some(side) = self.clock_side() {
-            take(self.turn_start + Duration::from_millis(self.clocks[side].max(0) as u64));
-        }
-        match &self.search {
-            Search::Play { started, limit_ms } => {
-                take(*started + Duration::from_millis(*limit_ms) + Duration::from_secs(10))
-            }
-            Search::Review { started, .. } => {
-                let mt = self.review.as_ref().map_or(1000, |r| r.movetime);
-                take(*started + Duration::from_millis(mt) + Duration::from_secs(10))
-            }
-            // An infinite search is asked `isready` now and then: a hung engine shows.
-            Search::Analysis => take(self.ping_at + PING_EVERY),
-            Search::Idle => {}
-        }
-        d
-    }
-
-    /// The side whose clock runs (0 White, 1 Black).
-    fn clock_side(&self) -> Option<usize> {
-        if !matches!(self.limit, Limit::Clock { .. }) || self.game_over_at_end() {
-            return None;
-        }
-        if self.cursor == self.moves.len() {
-            Some(if self.pos.white_to_move { 0 } else { 1 })
-        } else {
-            self.side_at(self.moves.len())
-        }
-    }
-
-    fn side_at(&self, ply: usize) -> Option<usize> {
-        let start_white = self.start_fen.split(' ').nth(1) != Some("b");
-        let white = start_white ^ (ply % 2 == 1);
-        Some(if white { 0 } else { 1 })
-    }
-
-    fn game_over_at_end(&self) -> bool {
-        self.end_forced.is_some() || self.end_rules.is_some()
-    }
-
-    fn clock_elapsed(&self) -> i64 {
-        self.turn_start.elapsed().as_millis() as i64
-    }
-
-    async fn on_deadline(&mut self) {
-        let now = Instant::now();
-        if let Some(side) = self.clock_side() {
-            if self.turn_start + Duration::from_millis(self.clocks[side].max(0) as u64) <= now {
-                self.clocks[side] = 0;
-                let result = if side == 0 { "0-1" } else { "1-0" };
-                self.end_forced = Some((result.into(), "timeout".into()));
-                if let Some(e) = self.engine.as_mut() {
-                    if let Err(err) = e.stop().await {
-                        return self.fail(err.into()).await;
-                    }
-                }
-                self.search = Search::Idle;
-                return self.after_change().await;
-            }
-        }
-        if self.search == Search::Analysis && self.ping_at + PING_EVERY <= now {
-            self.ping_at = now;
-            if let Some(e) = self.engine.as_mut() {
-                if let Err(err) = e.sync(&[]).await {
-                    self.fail(err.into()).await;
-                }
-            }
-            return;
-        }
-        if matches!(self.search, Search::Play { .. } | Search::Review { .. }) {
-            let err = EngineError::Hung("no bestmove long after the time for the move".into());
-            self.fail(err.into()).await;
-        }
     }
 
     async fn on_text(&mut self, text: &str) {
@@ -605,6 +431,14 @@ impl Session {
                 }
                 self.analysis_on = on;
                 if self.search == Search::Analysis {
+                    self.stop_all().await?;
+                }
+                self.after_change().await;
+                Ok(())
+            }
+            Request::Hints { on } => {
+                self.hints_on = on;
+                if matches!(self.search, Search::Analysis) {
                     self.stop_all().await?;
                 }
                 self.after_change().await;
@@ -875,6 +709,10 @@ impl Session {
             self.send_state();
             return self.fail(f).await;
         }
+        if let Err(f) = self.fetch_hints().await {
+            self.send_state();
+            return self.fail(f).await;
+        }
         if let Err(f) = self.start_search().await {
             self.send_state();
             return self.fail(f).await;
@@ -950,8 +788,17 @@ impl Session {
                 started: Instant::now(),
                 limit_ms,
             };
-        } else if self.analysis_on && !self.preview && self.review.is_none() {
-            self.set_multipv(self.multipv).await?;
+        } else if (self.analysis_on || self.hints_need_search())
+            && !self.preview
+            && self.review.is_none()
+        {
+            // Estimate hints want a score for every move; the analysis panel shows its first lines.
+            let k = if self.hints_need_search() {
+                self.hint_lines().max(self.multipv)
+            } else {
+                self.multipv
+            };
+            self.set_multipv(k).await?;
             self.go("infinite".into()).await?;
             self.search = Search::Analysis;
             self.ping_at = Instant::now();
@@ -1006,6 +853,7 @@ impl Session {
             "thinking": thinking,
             "analysis": self.analysis_on,
             "multipv": self.multipv,
+            "hints": self.hints_json(),
             "evals": evals,
             "marks": self.marks,
             "review": review,
@@ -1180,93 +1028,6 @@ impl Session {
         self.send_state();
         self.push(json!({"type": "preview", "fen": fen, "moves": moves, "mills": mills}));
         Ok(())
-    }
-
-    async fn start_review(&mut self, movetime: u64) -> Res<()> {
-        if self.moves.is_empty() {
-            return bad("there are no moves to review");
-        }
-        if self.review.is_some() {
-            return bad("a review is already running");
-        }
-        self.stop_all().await?;
-        self.preview = false;
-        self.marks.clear();
-        self.review = Some(Review {
-            movetime: movetime.clamp(10, 60_000),
-            results: vec![None; self.moves.len() + 1],
-        });
-        self.next_review_position().await?;
-        self.send_state();
-        Ok(())
-    }
-
-    async fn next_review_position(&mut self) -> Res<()> {
-        let Some(r) = &self.review else { return Ok(()) };
-        let Some(index) = r.results.iter().position(|x| x.is_none()) else {
-            self.finish_review();
-            self.after_change().await;
-            return Ok(());
-        };
-        let mt = r.movetime;
-        self.set_multipv(1).await?;
-        let cmd = self.position_cmd(&self.moves[..index]);
-        let answers = self.eng()?.sync(&[cmd]).await?;
-        if let Some(a) = answers.first() {
-            self.review = None;
-            return bad(format!("review: {}", strip_error(a)));
-        }
-        self.last_info = None;
-        self.go(format!("movetime {mt}")).await?;
-        self.search = Search::Review {
-            index,
-            started: Instant::now(),
-        };
-        Ok(())
-    }
-
-    fn finish_review(&mut self) {
-        let Some(r) = self.review.take() else { return };
-        let mut marks = Vec::new();
-        for (i, res) in r.results.iter().enumerate() {
-            if let Some((s, _)) = res {
-                let white = self.side_at(i) == Some(0);
-                self.evals[i] = Some(if white { *s } else { s.neg() });
-            }
-        }
-        for i in 0..self.moves.len() {
-            let (Some((before, best)), Some((after, _))) = (&r.results[i], &r.results[i + 1])
-            else {
-                continue;
-            };
-            if best == &self.moves[i] {
-                continue;
-            }
-            let after = after.neg();
-            let drop = before.scalar() - after.scalar();
-            let kind = if before.verdict() > after.verdict() {
-                Some("blunder")
-            } else if before.verdict() != 0 && before.verdict() == after.verdict() {
-                None
-            } else if drop >= 250 {
-                Some("blunder")
-            } else if drop >= 100 {
-                Some("mistake")
-            } else if drop >= 50 {
-                Some("inaccuracy")
-            } else {
-                None
-            };
-            if let Some(kind) = kind {
-                marks.push(Mark {
-                    ply: i,
-                    kind,
-                    best: Some(best.clone()),
-                    drop: drop.min(100_000),
-                });
-            }
-        }
-        self.marks = marks;
     }
 
     async fn on_engine_line(&mut self, line: Option<String>) {
