@@ -590,7 +590,7 @@ fn new_solver(
 
 /// Nodes a placing-phase root with this many pieces in hand (both sides) takes to solve with
 /// the value of every move, from a cold solver table: about three times the solve alone, as
-/// measured along a game of nine with the complete tables (README, "What a solve costs along
+/// measured along a game of nine with the complete tables (docs/solving.md, "What a solve costs along
 /// one game"); twelve's are larger, where its tables exist at all.
 const SOLVE_NODES: [u64; 19] = [
     10,

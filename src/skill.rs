@@ -15,7 +15,7 @@ pub const MAX_LEVEL: u32 = 20;
 
 /// Measured Elo of levels, on the scale where `greedy` (the tools' one-ply player) stands at
 /// 1000: a chain of `mill-match` results at 100 ms a move (greedy vs 0, 0 vs 4, 4 vs 8, 8 vs 12,
-/// 12 vs 14, 12 vs 16, 16 vs 20; README, "Strength levels", has the figures and error bars).
+/// 12 vs 14, 12 vs 16, 16 vs 20; docs/strength.md has the figures and error bars).
 /// Levels in between are interpolated.
 pub const LEVEL_ELO: [(u32, i32); 7] = [
     (0, 873),
