@@ -2,12 +2,21 @@
 //! writes, so that `mill-tb plan` can ask a scheduler for the right resources (`srun --mem
 //! --time`) instead of one size for all (nine's jobs range from 18 MB to 9.5 GB).
 //!
-//! The figures are upper estimates fitted to nine's complete set measured on 2 cores
-//! (`docs/tables.md`, `docs/placing.md`): a rate well below the one measured, so that a slower
-//! node still finishes inside its time limit, and memory above each job's measured peak.
+//! The figures are those of `mill-tb setup` ([`crate::setup`]), fitted to nine's complete set
+//! measured on 2 cores (`docs/tables.md`, `docs/placing.md`), for one job alone on a node.
 
 use crate::placing::PlacingJob;
 use millstone::tablebase::{Job, SubIndex};
+
+// The rates, bytes a slot and memory a slot are `mill-tb setup`'s, fitted to nine's measured
+// jobs; a job here runs alone on a node, so it holds only its own tables and those it reads.
+use crate::setup::{
+    MOVING_BASE_MEMORY, MOVING_DISK_PER_SLOT, MOVING_SLOTS_PER_SEC_THREAD, MOVING_WORK_PER_SLOT,
+    PLACING_DISK_PER_SLOT, PLACING_SLOTS_PER_SEC_THREAD,
+};
+
+/// Threads of the node a job is estimated for.
+const THREADS: f64 = 2.0;
 
 /// A job's estimated needs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,30 +35,13 @@ impl Estimate {
         self.memory.div_ceil(1 << 20)
     }
 
-    /// The time limit for `srun --time`, in whole minutes: twice the estimate, and one minute
-    /// for starting, so that a job killed at its limit was truly stuck.
+    /// The time limit for `srun --time`, in whole minutes: four times the estimate and two
+    /// minutes, because the rates are nine's on a quiet machine (twelve's jobs ran at about half
+    /// of them, a busy node slower still), so that a job killed at its limit was truly stuck.
     pub fn time_limit_minutes(&self) -> u64 {
-        (2 * self.seconds).div_ceil(60) + 1
+        (4 * self.seconds).div_ceil(60) + 2
     }
 }
-
-/// Fixed memory of a generator process: the binary, thread stacks, zstd contexts, buffers.
-const BASE_MEMORY: u64 = 64 << 20;
-
-/// Bytes per slot of the tables a moving-phase job solves (its working arrays: a value and
-/// counters per slot, the level's bit sets) and per slot of a table it reads.
-const MOVING_OWN: u64 = 7;
-const MOVING_READ: u64 = 1;
-
-/// Positions a second the estimates count on (nine's complete set ran at 10.2 M a second on 2
-/// cores for the moving phase, about 5 M for the placing phase, each on a quiet machine).
-const MOVING_RATE: u64 = 2_000_000;
-const PLACING_RATE: u64 = 1_000_000;
-
-/// File bytes per slot: the moving phase stores distances (0.52 bytes a position in nine's
-/// set), the placing phase W/D/L only (0.35 bits a position up to 11 pieces).
-const MOVING_OUT_PER_SLOT: f64 = 0.6;
-const PLACING_OUT_PER_SLOT: f64 = 0.1;
 
 /// A moving-phase job: both its tables' working arrays and the tables its mills read.
 pub fn moving(job: &Job) -> Estimate {
@@ -60,9 +52,9 @@ pub fn moving(job: &Job) -> Estimate {
         .map(|&(w, b)| SubIndex::new(job.rules.variant, w, b).len() as u64)
         .sum();
     Estimate {
-        memory: BASE_MEMORY + MOVING_OWN * own + MOVING_READ * read,
-        seconds: 5 + own / MOVING_RATE,
-        output: (own as f64 * MOVING_OUT_PER_SLOT) as u64 + 4096,
+        memory: MOVING_BASE_MEMORY + (own as f64 * MOVING_WORK_PER_SLOT) as u64 + 2 * read,
+        seconds: 5 + (own as f64 / (MOVING_SLOTS_PER_SEC_THREAD * THREADS)) as u64,
+        output: (own as f64 * MOVING_DISK_PER_SLOT) as u64 + 4096,
     }
 }
 
@@ -71,8 +63,8 @@ pub fn moving(job: &Job) -> Estimate {
 pub fn placing(job: &PlacingJob) -> Estimate {
     Estimate {
         memory: job.memory,
-        seconds: 5 + job.slots / PLACING_RATE,
-        output: (job.slots as f64 * PLACING_OUT_PER_SLOT) as u64 + 4096,
+        seconds: 5 + (job.slots as f64 / (PLACING_SLOTS_PER_SEC_THREAD * THREADS)) as u64,
+        output: (job.slots as f64 * PLACING_DISK_PER_SLOT) as u64 + 4096,
     }
 }
 

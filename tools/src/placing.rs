@@ -185,7 +185,8 @@ pub struct PlacingJob {
     pub reads: Vec<String>,
     /// Its slots.
     pub slots: u64,
-    /// Estimated peak memory in bytes: its slots and its inputs' at a byte a slot, and 64 MB.
+    /// Estimated peak memory in bytes: its slots and its inputs' at a byte a slot, and 192 MB
+    /// (nine's complete run peaked at 1.91 GB where its largest sector counts 1.75 GB).
     pub memory: u64,
 }
 
@@ -196,7 +197,7 @@ pub fn plan(rules: Rules, max_material: u8) -> Vec<PlacingJob> {
         .map(|s| {
             let mut inputs = Vec::new();
             let mut reads = Vec::new();
-            let mut memory = s.slots() + (64 << 20);
+            let mut memory = s.slots() + (192 << 20);
             for c in s.inputs() {
                 match c {
                     Child::Placing(t) => {
