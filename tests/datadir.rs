@@ -2,14 +2,14 @@
 //! directory (`$XDG_DATA_HOME/millstone`, `~/.local/share/millstone`); an explicit `TablePath`
 //! wins; `<empty>` turns the tables off; what the engine found is said after `uci`.
 
+mod engine_process;
+
+use engine_process::Engine;
 use millstone::tablebase::{file_name, solve_pair};
 use millstone::{datadir, Rules};
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc::{self, Receiver};
-use std::time::Duration;
+use std::process::Command;
 
 /// A fresh scratch directory for one test.
 fn scratch(name: &str) -> PathBuf {
@@ -31,76 +31,24 @@ fn write_3v3(dir: &Path) {
     }
 }
 
-struct Engine {
-    child: Child,
-    rx: Receiver<String>,
+/// The engine with exactly these data-directory variables (the others removed).
+fn start(env: &[(&str, &Path)]) -> Engine {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_millstone"));
+    cmd.env_remove(datadir::ENV)
+        .env_remove("XDG_DATA_HOME")
+        .env_remove("HOME");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    Engine::start_command(cmd)
 }
 
-impl Engine {
-    /// The engine with exactly these data-directory variables (the others removed).
-    fn start(env: &[(&str, &Path)]) -> Engine {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_millstone"));
-        cmd.env_remove(datadir::ENV)
-            .env_remove("XDG_DATA_HOME")
-            .env_remove("HOME");
-        for (k, v) in env {
-            cmd.env(k, v);
-        }
-        let mut child = cmd
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("the engine starts");
-        let stdout = child.stdout.take().unwrap();
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { return };
-                if tx.send(line).is_err() {
-                    return;
-                }
-            }
-        });
-        Engine { child, rx }
-    }
-
-    fn send(&mut self, line: &str) {
-        let w = self.child.stdin.as_mut().unwrap();
-        writeln!(w, "{line}").unwrap();
-        w.flush().unwrap();
-    }
-
-    /// Every line up to and including the first that starts with `prefix`.
-    fn until(&mut self, prefix: &str) -> Vec<String> {
-        let mut v = Vec::new();
-        loop {
-            let l = self
-                .rx
-                .recv_timeout(Duration::from_secs(30))
-                .unwrap_or_else(|_| panic!("no {prefix:?} line; got {v:?}"));
-            let done = l.starts_with(prefix);
-            v.push(l);
-            if done {
-                return v;
-            }
-        }
-    }
-
-    /// The lines after `uci`, up to `readyok`.
-    fn start_up(&mut self) -> Vec<String> {
-        self.send("uci");
-        self.until("uciok");
-        self.send("isready");
-        self.until("readyok")
-    }
-}
-
-impl Drop for Engine {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// The lines after `uci`, up to `readyok`.
+fn start_up(e: &mut Engine) -> Vec<String> {
+    e.send("uci");
+    e.until("uciok");
+    e.send("isready");
+    e.until("readyok")
 }
 
 fn has(lines: &[String], text: &str) -> bool {
@@ -134,8 +82,8 @@ fn the_variable_comes_first() {
     let root = scratch("env");
     let xdg = scratch("env-xdg");
     write_3v3(&datadir::tables_in(&root));
-    let mut e = Engine::start(&[(datadir::ENV, &root), ("XDG_DATA_HOME", &xdg)]);
-    let lines = e.start_up();
+    let mut e = start(&[(datadir::ENV, &root), ("XDG_DATA_HOME", &xdg)]);
+    let lines = start_up(&mut e);
     assert!(
         has(
             &lines,
@@ -161,8 +109,8 @@ fn the_platform_directory_when_no_variable() {
     // $XDG_DATA_HOME/millstone
     let xdg = scratch("xdg");
     write_3v3(&xdg.join("millstone").join("tables"));
-    let mut e = Engine::start(&[("XDG_DATA_HOME", &xdg), ("HOME", &scratch("xdg-home"))]);
-    let lines = e.start_up();
+    let mut e = start(&[("XDG_DATA_HOME", &xdg), ("HOME", &scratch("xdg-home"))]);
+    let lines = start_up(&mut e);
     let dir = xdg.join("millstone");
     assert!(
         has(
@@ -177,8 +125,8 @@ fn the_platform_directory_when_no_variable() {
     // ~/.local/share/millstone, on Linux, when XDG_DATA_HOME is not set; nothing there.
     if cfg!(target_os = "linux") {
         let home = scratch("home");
-        let mut e = Engine::start(&[("HOME", &home)]);
-        let lines = e.start_up();
+        let mut e = start(&[("HOME", &home)]);
+        let lines = start_up(&mut e);
         let dir = home.join(".local/share/millstone");
         assert!(
             has(
@@ -207,13 +155,13 @@ fn an_explicit_path_wins_and_empty_turns_tables_off() {
     let other = scratch("explicit-other");
     write_3v3(&other);
     // The data directory has no tables; the option names others, before `uci`.
-    let mut e = Engine::start(&[(datadir::ENV, &root)]);
+    let mut e = start(&[(datadir::ENV, &root)]);
     e.send(&format!(
         "setoption name TablePath value {}",
         other.display()
     ));
     let mut lines = e.until("info string endgame tables");
-    lines.extend(e.start_up());
+    lines.extend(start_up(&mut e));
     assert!(
         has(
             &lines,
@@ -230,8 +178,8 @@ fn an_explicit_path_wins_and_empty_turns_tables_off() {
     // Tables in the data directory, turned off by `<empty>` after `uci`.
     let full = scratch("explicit-full");
     write_3v3(&datadir::tables_in(&full));
-    let mut e = Engine::start(&[(datadir::ENV, &full)]);
-    e.start_up();
+    let mut e = start(&[(datadir::ENV, &full)]);
+    start_up(&mut e);
     assert!(tbhits(&search_3v3(&mut e)) > 0);
     e.send("setoption name TablePath value <empty>");
     assert_eq!(tbhits(&search_3v3(&mut e)), 0);
@@ -245,16 +193,16 @@ fn an_explicit_path_wins_and_empty_turns_tables_off() {
 #[test]
 fn a_bad_path_is_an_error_not_a_crash() {
     let root = scratch("bad");
-    let mut e = Engine::start(&[(datadir::ENV, &root)]);
-    e.start_up();
+    let mut e = start(&[(datadir::ENV, &root)]);
+    start_up(&mut e);
     e.send("setoption name BookPath value /nonexistent/x.book");
     let lines = e.until("info string error");
     assert!(has(&lines, "BookPath"), "{lines:?}");
     // A file where the data directory's tables should be: said, and no tables.
     let root = scratch("bad-file");
     std::fs::write(root.join("tables"), b"not a directory").unwrap();
-    let mut e = Engine::start(&[(datadir::ENV, &root)]);
-    let lines = e.start_up();
+    let mut e = start(&[(datadir::ENV, &root)]);
+    let lines = start_up(&mut e);
     assert!(has(&lines, "endgame tables: none"), "{lines:?}");
     e.send("isready");
     e.until("readyok");

@@ -2,11 +2,12 @@
 //! solver (a different algorithm) on every position, with their own one-ply re-derivation, and
 //! through `Tablebase`'s probes; damaged files are refused.
 
+mod small_tables;
+
 use millstone::solve::Solver;
 use millstone::tablebase::placing::{self, wdl_of_digit, PlacingFile, Sector};
-use millstone::tablebase::{file_name, plan, solve_pair, Table, Tablebase};
+use millstone::tablebase::Tablebase;
 use millstone::{Position, Rules, Variant};
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// Every position of a game of this much material (pieces of both sides, board and hand) at
@@ -16,20 +17,7 @@ const MATERIAL: u8 = 8;
 /// The moving phase's tables up to `MATERIAL` pieces, then the placing sectors, in a fresh
 /// directory.
 fn tables(rules: Rules, name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("millstone-placing-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let mut solved: HashMap<(u8, u8), Table> = HashMap::new();
-    for job in plan(rules, MATERIAL, rules.variant.pieces()) {
-        let (ts, _) = solve_pair(rules, job.w, job.b, &solved, &mut |_| {}).unwrap();
-        for t in ts {
-            t.write(&dir.join(file_name(rules, t.w, t.b))).unwrap();
-            solved.insert((t.w, t.b), t);
-        }
-    }
-    let reports = placing::generate(&dir, rules, MATERIAL, |_| {}).unwrap();
-    assert!(!reports.is_empty() && reports.iter().all(|r| !r.kept));
-    dir
+    small_tables::make(rules, MATERIAL, &format!("placing-{name}"))
 }
 
 /// Every position of a sector with this much material at most is compared with the solver;

@@ -4,30 +4,17 @@
 //! reads) move for move, and every position without a table value says why.
 
 mod engine_process;
+mod small_tables;
 
 use engine_process::Engine;
-use millstone::tablebase::{file_name, placing, plan, solve_pair, Table, Tablebase, Wdl};
+use millstone::tablebase::{Tablebase, Wdl};
 use millstone::{Position, Rules};
-use std::collections::HashMap;
 use std::path::PathBuf;
 
 const MATERIAL: u8 = 8;
 
 fn tables(name: &str) -> PathBuf {
-    let rules = Rules::default();
-    let dir = std::env::temp_dir().join(format!("millstone-values-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let mut solved: HashMap<(u8, u8), Table> = HashMap::new();
-    for job in plan(rules, MATERIAL, rules.variant.pieces()) {
-        let (ts, _) = solve_pair(rules, job.w, job.b, &solved, &mut |_| {}).unwrap();
-        for t in ts {
-            t.write(&dir.join(file_name(rules, t.w, t.b))).unwrap();
-            solved.insert((t.w, t.b), t);
-        }
-    }
-    placing::generate(&dir, rules, MATERIAL, |_| {}).unwrap();
-    dir
+    small_tables::make(Rules::default(), MATERIAL, &format!("values-{name}"))
 }
 
 /// The `values` answer: the `value` lines, then the last line.

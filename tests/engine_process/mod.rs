@@ -19,7 +19,12 @@ pub struct Engine {
 
 impl Engine {
     pub fn start() -> Engine {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_millstone"))
+        Engine::start_command(Command::new(env!("CARGO_BIN_EXE_millstone")))
+    }
+
+    /// The engine started by `cmd` (its environment set by the caller), over pipes.
+    pub fn start_command(mut cmd: Command) -> Engine {
+        let mut child = cmd
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
