@@ -272,7 +272,7 @@ impl SubIndex {
     }
 
     /// [`SubIndex::index_with`] of a `them` set given by its [`SubIndex::image`] `t`.
-    #[inline]
+    #[inline(always)]
     pub fn index_of_image(&self, key: &UsKey, t: u32) -> u32 {
         key.base + rank_in_free(self.min_image(key.stab, t), key.free)
     }

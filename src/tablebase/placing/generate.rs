@@ -61,18 +61,6 @@ impl Source<'_> {
     }
 }
 
-/// The digit of the other side's result: a win for one is a loss for the other.
-#[inline(always)]
-fn negate(d: u8) -> u8 {
-    [DIGIT_OTHER, DIGIT_LOSS, DIGIT_WIN][d as usize]
-}
-
-/// Order of the digits for the side choosing: loss < draw < win.
-#[inline(always)]
-fn rank(d: u8) -> u8 {
-    [1, 2, 0][d as usize]
-}
-
 /// Solves `sector` from the results after its placements without a mill (`quiet`) and with one
 /// (`mill`; unused when no mill can remove a piece). Returns one digit a slot, for the side to
 /// move.
@@ -169,17 +157,8 @@ fn solve_other_set(
     };
     let binom = &crate::tablebase::index::BINOM;
     let slots = binom[n_free][m];
-    let mut c: u32 = (1u32 << m) - 1;
-    for step in 0..slots {
-        let comb = c;
+    let parent_digit = |comb: u32| -> u8 {
         let u = dep.apply(comb);
-        if step + 1 < slots {
-            c = next_combination(c);
-        }
-        // The same position as a smaller image of U under T's symmetries: solved there.
-        if stab != 1 && !smallest_under(syms, stab, u) {
-            continue;
-        }
         // rank(U + j) = sum over U's points below j of C(p_i, i) + C(j, r + 1) + sum over
         // those above of C(p_i, i + 1), r the points below: `split[r]` holds the two sums.
         let mut split = [0u32; 13];
@@ -245,32 +224,116 @@ fn solve_other_set(
                 seen |= 1 << lookup(&quiet, quiet_key.as_ref(), t, after, topo);
             }
         }
-        // Each mill: the mover chooses the removal, so the best of them counts.
-        while mill_js != 0 {
-            let j = mill_js.trailing_zeros() as usize;
-            mill_js &= mill_js - 1;
-            let after = u | 1 << points[j];
-            let mut worst_child = DIGIT_WIN;
-            for &(left, key) in &takes[..n_takes] {
-                let child = lookup(&mill, key.as_ref(), left, after, topo);
-                if rank(negate(child)) > rank(negate(worst_child)) {
-                    worst_child = child;
-                    if child == DIGIT_LOSS {
+        // Each mill: the mover chooses the removal, so the child worst for its side to move
+        // counts: lost if any removal loses it, else drawn if any draws it. A parent that a
+        // quiet placement already wins needs none of them (the mills' children cost several
+        // reads each, one a removable piece).
+        if mill_js != 0 && seen & 1 << DIGIT_LOSS == 0 {
+            if let Source::Table(values, idx) = mill {
+                // A child's slot from U's image under the symmetry that canonicalises T less
+                // the taken piece, plus the new piece's image: one image of U per removal.
+                let mut images = [0u32; 12];
+                for (img, (_, key)) in images.iter_mut().zip(&takes[..n_takes]) {
+                    *img = idx.image(key.as_ref().expect("a table source has a key"), u);
+                }
+                while mill_js != 0 {
+                    let j = mill_js.trailing_zeros() as usize;
+                    mill_js &= mill_js - 1;
+                    let q = points[j] as usize;
+                    let mut children = 0u32;
+                    for (&img, (_, key)) in images.iter().zip(&takes[..n_takes]) {
+                        let key = key.as_ref().expect("a table source has a key");
+                        let at = idx.index_of_image(key, img | idx.point_image(key, q));
+                        children |= 1 << values[at as usize];
+                    }
+                    let worst = worst_for_mover(children);
+                    seen |= 1 << worst;
+                    if worst == DIGIT_LOSS {
                         break;
                     }
                 }
+            } else {
+                while mill_js != 0 {
+                    let j = mill_js.trailing_zeros() as usize;
+                    mill_js &= mill_js - 1;
+                    let after = u | 1 << points[j];
+                    let mut children = 0u32;
+                    for &(left, key) in &takes[..n_takes] {
+                        children |= 1 << lookup(&mill, key.as_ref(), left, after, topo);
+                    }
+                    seen |= 1 << worst_for_mover(children);
+                }
             }
-            seen |= 1 << worst_child;
         }
-        let best = if seen & 1 << DIGIT_LOSS != 0 {
+        if seen & 1 << DIGIT_LOSS != 0 {
             DIGIT_WIN
         } else if seen & 1 << DIGIT_OTHER != 0 {
             DIGIT_OTHER
         } else {
             DIGIT_LOSS
-        };
-        let slot = parent.index(u, t) as usize;
-        cells[slot].store(best, Ordering::Relaxed);
+        }
+    };
+    // The parents' own slots are the pass's scattered accesses (a cache miss nearly every
+    // time). Made one at a time between the children's work, each miss stalled the loop (a
+    // third of the time); so the slots are found first, the digits next, and the digits
+    // written last, in tight loops that keep many misses in flight.
+    PARENTS.with(|buffer| {
+        let mut buffer = buffer.borrow_mut();
+        let (slots_of, digits) = &mut *buffer;
+        slots_of.clear();
+        digits.clear();
+        let mut c: u32 = (1u32 << m) - 1;
+        for step in 0..slots {
+            let u = dep.apply(c);
+            // The same position as a smaller image of U under T's symmetries: solved there.
+            let solved_elsewhere = stab != 1 && !smallest_under(syms, stab, u);
+            slots_of.push(if solved_elsewhere {
+                u32::MAX
+            } else {
+                parent.index(u, t)
+            });
+            if step + 1 < slots {
+                c = next_combination(c);
+            }
+        }
+        let mut c: u32 = (1u32 << m) - 1;
+        for step in 0..slots {
+            let comb = c;
+            if step + 1 < slots {
+                c = next_combination(c);
+            }
+            digits.push(if slots_of[step as usize] == u32::MAX {
+                UNSOLVED
+            } else {
+                parent_digit(comb)
+            });
+        }
+        for (&slot, &digit) in slots_of.iter().zip(digits.iter()) {
+            if slot != u32::MAX {
+                cells[slot as usize].store(digit, Ordering::Relaxed);
+            }
+        }
+    });
+}
+
+thread_local! {
+    /// One canonical T's parents: their slots (`u32::MAX` where solved under another image)
+    /// and digits, kept per thread so that no pass allocates.
+    static PARENTS: std::cell::RefCell<(Vec<u32>, Vec<u8>)> = const {
+        std::cell::RefCell::new((Vec::new(), Vec::new()))
+    };
+}
+
+/// Of the children's digits (bit d set for digit d), the one a mover choosing among them
+/// picks: a loss for the child's side to move if any, else a draw, else a win.
+#[inline(always)]
+fn worst_for_mover(children: u32) -> u8 {
+    if children & 1 << DIGIT_LOSS != 0 {
+        DIGIT_LOSS
+    } else if children & 1 << DIGIT_OTHER != 0 {
+        DIGIT_OTHER
+    } else {
+        DIGIT_WIN
     }
 }
 
