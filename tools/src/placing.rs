@@ -444,6 +444,94 @@ pub fn opening_census(
     Some(out)
 }
 
+/// What [`book_check`] found.
+pub struct BookCheck {
+    /// Positions compared, per ply (one of each class of mirror images, as the book has them).
+    pub per_ply: Vec<u64>,
+    /// Disagreements on a position's value or its value-keeping moves, as lines.
+    pub mismatches: Vec<String>,
+    /// Solver nodes searched beyond the book's entries (0 when the book answered everything).
+    pub nodes: u64,
+}
+
+/// Compares the placing tables with an opening book (`mill-tb book`'s file, made by the
+/// alpha-beta solver from the moving phase's tables alone): for every position of the first
+/// `plies` plies, walked as `mill-tb book` walks them, the value and the set of moves that keep
+/// it, from the book's proven entries (a solver loaded with them, searching only what the book
+/// left out) and from the tables. `root` is the book's first position (`mill-tb book --fen`),
+/// the start when `None`.
+pub fn book_check(
+    dir: &Path,
+    book: &Path,
+    root: Option<&str>,
+    plies: u32,
+    hash_mb: usize,
+) -> Result<BookCheck, String> {
+    let tb = Tablebase::open(dir).map_err(|e| e.to_string())?;
+    let checkpoint = millstone::solve::Checkpoint::read(book)
+        .map_err(|e| format!("{}: not a readable book: {e}", book.display()))?;
+    let rules = checkpoint.rules();
+    let mut solver =
+        millstone::solve::Solver::new(&tb, rules, hash_mb).map_err(|e| e.to_string())?;
+    solver
+        .absorb(&checkpoint)
+        .map_err(|e| format!("{}: {e}", book.display()))?;
+    drop(checkpoint);
+    let mut out = BookCheck {
+        per_ply: Vec::new(),
+        mismatches: Vec::new(),
+        nodes: 0,
+    };
+    let first = match root {
+        Some(f) => Position::from_fen(f, rules).map_err(|e| format!("bad position: {e}"))?,
+        None => Position::new(rules),
+    };
+    let mut level = vec![first];
+    for ply in 0..plies {
+        let mut next = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        for pos in &level {
+            let root = tb.probe_root(pos).ok_or_else(|| {
+                format!("{pos}: the placing tables of {rules} do not cover it (ply {ply})")
+            })?;
+            let v = root.probe.wdl.real();
+            let mut keep: Vec<String> = root
+                .moves
+                .iter()
+                .filter(|(_, p)| p.wdl.real() == v)
+                .map(|(m, _)| m.to_string())
+                .collect();
+            let (bv, bkeep) = solver
+                .value_keeping(pos)
+                .map_err(|e| format!("{pos}: {e}"))?;
+            out.nodes += solver.nodes();
+            let mut bkeep: Vec<String> = bkeep.iter().map(|m| m.to_string()).collect();
+            keep.sort();
+            bkeep.sort();
+            if bv != v || bkeep != keep {
+                out.mismatches.push(format!(
+                    "{pos}: the tables say {v:?} kept by {}, the book {bv:?} kept by {}",
+                    keep.join(" "),
+                    bkeep.join(" ")
+                ));
+            }
+            for &m in pos.legal_moves().iter() {
+                let mut child = *pos;
+                child.make(m);
+                if !child.is_moving_phase()
+                    && child.outcome().is_none()
+                    && seen.insert(solver.class_key(&child))
+                {
+                    next.push(child);
+                }
+            }
+        }
+        out.per_ply.push(level.len() as u64);
+        level = next;
+    }
+    Ok(out)
+}
+
 /// What [`crosscheck`] found.
 pub struct Crosscheck {
     /// Positions compared, per ply.

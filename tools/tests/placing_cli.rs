@@ -1,5 +1,5 @@
 //! `mill-tb` on the placing-phase tables: generate, plan, info, verify, probe and crosscheck
-//! through the real binary, a sector made again alone is byte-identical, and a damaged file is
+//! (random positions and a book) through the real binary, a sector made again alone is byte-identical, and a damaged file is
 //! found by `verify`.
 
 mod common;
@@ -63,6 +63,66 @@ fn placing_tables_through_mill_tb() {
     );
     assert!(err.contains(" 0 mismatches"), "{err}");
     assert!(err.contains("ply 17: 25 positions agree"), "{err}");
+
+    // A book made by the solver from a late position (the solver reads only the moving
+    // phase's tables) has the tables' value and keeping moves in each of its positions.
+    let book = dir.join("book.bin");
+    let b = book.to_str().unwrap();
+    run_ok(
+        TB,
+        &args(&[
+            "book",
+            "--dir",
+            d,
+            "--fen",
+            fen,
+            "--plies",
+            "3",
+            "--out",
+            b,
+            "--hash-mb",
+            "64",
+        ]),
+    );
+    let (_, err) = run_ok(
+        TB,
+        &args(&[
+            "crosscheck",
+            "--dir",
+            d,
+            "--book",
+            b,
+            "--book-plies",
+            "3",
+            "--fen",
+            fen,
+            "--hash-mb",
+            "64",
+        ]),
+    );
+    assert!(err.contains("book ply 2: "), "{err}");
+    assert!(err.contains(" 0 mismatches"), "{err}");
+    // A file that is not a book is refused with its name, not compared.
+    let junk = dir.join("junk.bin");
+    std::fs::write(&junk, b"not a book").unwrap();
+    let out = run(
+        TB,
+        &args(&[
+            "crosscheck",
+            "--dir",
+            d,
+            "--book",
+            junk.to_str().unwrap(),
+            "--fen",
+            fen,
+        ]),
+    );
+    assert!(!out.status.success(), "a file that is no book was compared");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("not a readable book"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 
     // One sector made again alone from its inputs is the same file.
     let name = sectors.iter().find(|n| n.contains("-p16-")).unwrap();

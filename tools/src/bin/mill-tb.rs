@@ -163,6 +163,16 @@ enum Command {
         /// Stop each ply after this many seconds (the positions done are reported).
         #[arg(long)]
         seconds: Option<u64>,
+        /// Compare with this opening book instead (`mill-tb book`'s file): every position of
+        /// its first `--book-plies` plies, its value and the moves that keep it.
+        #[arg(long)]
+        book: Option<PathBuf>,
+        /// Plies of the book to compare.
+        #[arg(long, default_value_t = 5)]
+        book_plies: u32,
+        /// The book's first position, as given to `mill-tb book --fen` (default: the start).
+        #[arg(long)]
+        fen: Option<String>,
     },
     /// Print each table's positions, wins, draws and losses (per position), longest distances,
     /// results spoilt by the 100-ply rule and file size (from the headers: instant).
@@ -395,12 +405,45 @@ fn run(command: Command) -> Result<(), String> {
         Command::Info { dir } => info(&tables(dir)?),
         Command::Crosscheck {
             dir,
+            hash_mb,
+            book: Some(book),
+            book_plies,
+            fen,
+            ..
+        } => millstone_tools::placing::book_check(
+            &tables(dir)?,
+            &book,
+            fen.as_deref(),
+            book_plies,
+            hash_mb,
+        )
+        .and_then(|c| {
+            let n: u64 = c.per_ply.iter().sum();
+            for (ply, k) in c.per_ply.iter().enumerate() {
+                eprintln!("book ply {ply}: {k} positions");
+            }
+            eprintln!(
+                "{n} book positions over {} plies, {} solver nodes beyond the book, {} mismatches",
+                c.per_ply.len(),
+                c.nodes,
+                c.mismatches.len()
+            );
+            if c.mismatches.is_empty() {
+                Ok(())
+            } else {
+                Err(c.mismatches.join("\n"))
+            }
+        }),
+        Command::Crosscheck {
+            dir,
             variant,
             no_flying,
             per_ply,
             seed,
             hash_mb,
             seconds,
+            book: None,
+            ..
         } => millstone_tools::placing::crosscheck(
             &tables(dir)?,
             Rules::new(variant, !no_flying),
