@@ -226,6 +226,33 @@ proptest! {
         });
     }
 
+    /// `movegen::nth` and `choose` find every move at its index of `generate`'s list (`choose`
+    /// after counting them right), and `count` and
+    /// `has_legal_move` agree with the list (the random players of the Python bindings rely on
+    /// this: they pick a move by its index without building the list).
+    #[test]
+    fn nth_move_matches_the_list(s in setups()) {
+        random_game(&s, |game, _| {
+            let pos = game.position();
+            let legal = pos.legal_moves();
+            assert_eq!(millstone::movegen::count(pos), legal.len() as u64, "{}", pos.to_fen());
+            assert_eq!(millstone::movegen::has_legal_move(pos), !legal.is_empty());
+            for (k, &m) in legal.iter().enumerate() {
+                assert_eq!(millstone::movegen::nth(pos, k as u64), Some(m), "{k} in {}", pos.to_fen());
+            }
+            assert_eq!(millstone::movegen::nth(pos, legal.len() as u64), None);
+            for k in [0, legal.len() / 2, legal.len().saturating_sub(1)] {
+                let mut seen = 0;
+                let m = millstone::movegen::choose(pos, |n| {
+                    seen = n;
+                    k as u64
+                });
+                assert_eq!(m, legal.as_slice().get(k).copied(), "{k} in {}", pos.to_fen());
+                assert_eq!(seen, legal.len() as u64 * (m.is_some() as u64));
+            }
+        });
+    }
+
     /// A random string is accepted (parsed and checked) exactly when it names a legal move.
     #[test]
     fn random_strings_checked_exactly(

@@ -1,16 +1,43 @@
-//! A game with its history and our draw rules, shared by `Position` and `VectorEnv`: legal moves
-//! kept up to date after every move, the end of the game checked exactly as `millstone::Game`
-//! does (material, blockade, full board, then the 100-ply rule and threefold repetition), and
+//! A game with its history and our draw rules, shared by `Position` and `VectorEnv`: the legal
+//! moves listed when first asked for after a move (the random players and the legality checks
+//! of `VectorEnv` need no list), the end of the game checked after every move exactly as
+//! `millstone::Game` does (material, blockade, full board, then the 100-ply rule and threefold repetition), and
 //! the pending removal of the two-step action form.
 
 use crate::encoding::{base_id, base_move, full_id, full_move, NUM_TWO_STEP};
 use millstone::position::HUNDRED_PLIES;
 use millstone::{movegen, Color, EndReason, Move, MoveList, Outcome, Point, Position};
+use std::cell::OnceCell;
 
 /// Planes of an observation (see `docs/python.md`).
 pub const OBS_PLANES: usize = 8;
 /// Floats in one observation.
 pub const OBS_LEN: usize = OBS_PLANES * 24;
+
+/// The eight floats (1.0 or 0.0) of each byte's bits, lowest bit first.
+static BYTE_PLANES: [[f32; 8]; 256] = {
+    let mut t = [[0f32; 8]; 256];
+    let mut b = 0;
+    while b < 256 {
+        let mut i = 0;
+        while i < 8 {
+            if b & (1 << i) != 0 {
+                t[b][i] = 1.0;
+            }
+            i += 1;
+        }
+        b += 1;
+    }
+    t
+};
+
+/// Writes the low 24 bits of `bits` as 24 floats, 1.0 where a bit is set.
+#[inline]
+fn spread(bits: u32, out: &mut [f32]) {
+    for (byte, o) in out[..24].chunks_exact_mut(8).enumerate() {
+        o.copy_from_slice(&BYTE_PLANES[(bits >> (8 * byte)) as usize & 0xff]);
+    }
+}
 
 /// A game in progress or ended.
 #[derive(Clone)]
@@ -24,7 +51,8 @@ pub struct Core {
     keys: Vec<u64>,
     /// Two-step form: the base of a mill-closing move that waits for its removal.
     pending: Option<Move>,
-    legal: MoveList,
+    /// The legal moves, generated on first use after each move (empty once the game is over).
+    legal: OnceCell<MoveList>,
     outcome: Option<Outcome>,
     /// Batched games keep no positions for undo and only the repetition keys since the last
     /// placement or mill (no earlier position can recur).
@@ -41,7 +69,7 @@ impl Core {
             moves: Vec::new(),
             keys: vec![start.repetition_key()],
             pending: None,
-            legal: MoveList::new(),
+            legal: OnceCell::new(),
             outcome: None,
             light: false,
         };
@@ -85,9 +113,10 @@ impl Core {
     }
 
     fn refresh(&mut self) {
-        self.legal.clear();
-        movegen::generate(&self.pos, &mut self.legal);
-        self.outcome = if self.legal.is_empty() {
+        self.legal.take();
+        // No legal move exactly when `has_legal_move` says so (material lost or blocked; see
+        // the property tests), so the list need not be built to end the game.
+        self.outcome = if !movegen::has_legal_move(&self.pos) {
             Some(self.pos.outcome().unwrap_or(Outcome::Win {
                 winner: self.pos.side_to_move().other(),
                 reason: EndReason::Blocked,
@@ -103,9 +132,6 @@ impl Core {
         } else {
             None
         };
-        if self.outcome.is_some() {
-            self.legal.clear();
-        }
     }
 
     pub fn position(&self) -> &Position {
@@ -122,7 +148,37 @@ impl Core {
 
     /// The legal complete moves; empty once the game has ended.
     pub fn legal(&self) -> &[Move] {
-        self.legal.as_slice()
+        self.legal
+            .get_or_init(|| {
+                let mut l = MoveList::new();
+                if self.outcome.is_none() {
+                    movegen::generate(&self.pos, &mut l);
+                }
+                l
+            })
+            .as_slice()
+    }
+
+    /// Whether `m` is one of [`Core::legal`] (checked by the rules, without the list).
+    pub fn is_legal(&self, m: Move) -> bool {
+        if self.outcome.is_some() {
+            return false;
+        }
+        match self.legal.get() {
+            Some(l) => l.contains(m),
+            None => self.pos.check(m).is_ok(),
+        }
+    }
+
+    /// The move of [`Core::legal`] at index `index(n)` of the `n` legal moves (a game in
+    /// progress; `index` returns less than `n`), found without building the list when it is not
+    /// built yet.
+    pub fn choose_legal(&self, index: impl FnOnce(usize) -> usize) -> Move {
+        match self.legal.get() {
+            Some(l) => l.as_slice()[index(l.len())],
+            None => movegen::choose(&self.pos, |n| index(n as usize) as u64)
+                .expect("a game in progress has a move"),
+        }
     }
 
     pub fn outcome(&self) -> Option<Outcome> {
@@ -156,7 +212,7 @@ impl Core {
         if self.pending.is_some() {
             return Err("a removal is pending (two-step form): apply it or undo first".into());
         }
-        if !self.legal.contains(m) {
+        if !self.is_legal(m) {
             let why = self
                 .pos
                 .check(m)
@@ -189,14 +245,14 @@ impl Core {
         if self.pending.is_some() {
             return;
         }
-        out.extend(self.legal.iter().map(|&m| full_id(m)));
+        out.extend(self.legal().iter().map(|&m| full_id(m)));
     }
 
     /// The legal two-step ids: removals while one is pending, else the bases, ascending.
     pub fn legal_two_step_ids(&self, out: &mut Vec<usize>) {
         if let Some(p) = self.pending {
             let mut r: Vec<usize> = self
-                .legal
+                .legal()
                 .iter()
                 .filter(|m| m.without_removal() == p)
                 .filter_map(|m| m.removal().map(|r| r.index()))
@@ -206,7 +262,7 @@ impl Core {
             return;
         }
         let mut seen = [false; NUM_TWO_STEP];
-        for &m in self.legal.iter() {
+        for &m in self.legal().iter() {
             seen[base_id(m)] = true;
         }
         out.extend((0..NUM_TWO_STEP).filter(|&i| seen[i]));
@@ -227,18 +283,18 @@ impl Core {
         if let Some(p) = self.pending {
             let r = Point::new(id).ok_or_else(|| format!("action {id} is no removal"))?;
             let m = p.with_removal(r);
-            if !self.legal.contains(m) {
+            if !self.is_legal(m) {
                 return Err(format!("illegal removal {r} after {p}"));
             }
             self.play_legal(m);
             return Ok(true);
         }
         let b = base_move(id).ok_or_else(|| format!("action {id} is no move"))?;
-        if self.legal.contains(b) {
+        if self.is_legal(b) {
             self.play_legal(b);
             return Ok(true);
         }
-        if self.legal.iter().any(|m| m.without_removal() == b) {
+        if self.legal().iter().any(|m| m.without_removal() == b) {
             self.pending = Some(b);
             return Ok(false);
         }
@@ -259,12 +315,9 @@ impl Core {
         let own = pos.pieces(us).0;
         let opp = pos.pieces(them).0;
         let (out, _) = out.split_at_mut(OBS_LEN);
-        for i in 0..24 {
-            let bit = 1u32 << i;
-            out[i] = (own & bit != 0) as u32 as f32;
-            out[24 + i] = (opp & bit != 0) as u32 as f32;
-            out[48 + i] = ((own | opp) & bit == 0) as u32 as f32;
-        }
+        spread(own, &mut out[0..24]);
+        spread(opp, &mut out[24..48]);
+        spread(!(own | opp), &mut out[48..72]);
         out[72..96].fill(pos.in_hand(us) as f32 / n);
         out[96..120].fill(pos.in_hand(them) as f32 / n);
         out[120..144].fill(pos.rule50().min(HUNDRED_PLIES) as f32 / HUNDRED_PLIES as f32);

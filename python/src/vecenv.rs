@@ -3,7 +3,7 @@
 //! depend on the number of threads).
 
 use crate::core::{Core, OBS_LEN, OBS_PLANES};
-use crate::encoding::{base_id, full_id, NUM_FULL, NUM_TWO_STEP};
+use crate::encoding::{base_id, full_id, full_move, NUM_FULL, NUM_TWO_STEP};
 use crate::position::{parse_color, rules_of, PyPosition};
 use millstone::{movegen, Color, Move, Outcome, Position, Rules};
 use numpy::{PyArray1, PyArray2, PyArray3, PyArrayMethods, PyReadonlyArray1};
@@ -52,10 +52,10 @@ fn wins_at_once(core: &Core, m: Move) -> bool {
     p.material(them) < 3 || !movegen::has_legal_move(&p)
 }
 
-/// A random legal move of a game in progress.
+/// A random legal move of a game in progress: uniform over the list of legal moves, picked by
+/// its index without building the list.
 fn random_move(core: &Core, rng: &mut Rng) -> Move {
-    let l = core.legal();
-    l[rng.below(l.len())]
+    core.choose_legal(|n| rng.below(n))
 }
 
 /// The greedy choice among `moves` (non-empty): one that wins at once, else one that closes a
@@ -189,7 +189,7 @@ impl Slot {
             self.core.legal_two_step_ids(&mut v);
             v.contains(&a)
         } else {
-            self.core.pending().is_none() && self.core.legal().iter().any(|&m| full_id(m) == a)
+            self.core.pending().is_none() && full_move(a).is_some_and(|m| self.core.is_legal(m))
         }
     }
 
@@ -197,11 +197,13 @@ impl Slot {
     fn step(&mut self, cfg: Config, a: usize) -> (f32, bool) {
         let mover = self.core.to_move();
         let done = if cfg.two_step {
-            self.core.apply_two_step(a)
+            self.core.apply_two_step(a).expect("a checked action")
         } else {
-            self.core.apply_full(a).map(|()| true)
+            self.core
+                .play_legal(full_move(a).expect("a checked action"));
+            true
         };
-        if done.expect("a checked action") {
+        if done {
             self.moves += 1;
             self.episode_len += 1;
         }
@@ -275,6 +277,44 @@ fn for_each_slot<T: Send>(
     });
 }
 
+/// Steps every game by its action (all checked) and writes its observation, reward and done flag:
+/// on the calling thread, or in chunks on `pool`.
+fn step_all(
+    pool: Option<&rayon::ThreadPool>,
+    slots: &mut [Slot],
+    actions: &[i64],
+    cfg: Config,
+    obs: &mut [f32],
+    rewards: &mut [f32],
+    dones: &mut [bool],
+) {
+    let run =
+        |slots: &mut [Slot], actions: &[i64], obs: &mut [f32], r: &mut [f32], d: &mut [bool]| {
+            for ((((s, &a), o), r), d) in slots
+                .iter_mut()
+                .zip(actions)
+                .zip(obs.chunks_exact_mut(OBS_LEN))
+                .zip(r.iter_mut())
+                .zip(d.iter_mut())
+            {
+                (*r, *d) = s.step(cfg, a as usize);
+                s.core.observe(o);
+            }
+        };
+    let Some(pool) = pool.filter(|_| slots.len() > CHUNK) else {
+        return run(slots, actions, obs, rewards, dones);
+    };
+    pool.install(|| {
+        slots
+            .par_chunks_mut(CHUNK)
+            .zip(actions.par_chunks(CHUNK))
+            .zip(obs.par_chunks_mut(CHUNK * OBS_LEN))
+            .zip(rewards.par_chunks_mut(CHUNK))
+            .zip(dones.par_chunks_mut(CHUNK))
+            .for_each(|((((s, a), o), r), d)| run(s, a, o, r, d))
+    });
+}
+
 /// n games of mill stepped together in Rust.
 ///
 /// ``VectorEnv(n, variant="nine", flying=True, seed=0, two_step=False, opponent=None,
@@ -309,13 +349,17 @@ impl VectorEnv {
         }
     }
 
-    fn picks(&mut self, greedy: bool) -> Vec<i64> {
+    /// The random (or greedy) players' actions, in a new array.
+    fn picks<'py>(&mut self, py: Python<'py>, greedy: bool) -> Bound<'py, PyArray1<i64>> {
         let cfg = self.cfg;
-        let mut out = vec![0i64; self.slots.len()];
-        for_each_slot(self.pool.as_ref(), &mut self.slots, &mut out, |_, s, o| {
-            *o = s.pick(cfg, greedy) as i64
+        // Written in full below before Python sees it.
+        let arr = unsafe { PyArray1::<i64>::new_bound(py, self.slots.len(), false) };
+        let out = unsafe { arr.as_slice_mut().expect("contiguous") };
+        let (pool, slots) = (self.pool.as_ref(), &mut self.slots);
+        py.allow_threads(|| {
+            for_each_slot(pool, slots, out, |_, s, o| *o = s.pick(cfg, greedy) as i64)
         });
-        out
+        arr
     }
 
     fn slot(&self, i: usize) -> PyResult<&Slot> {
@@ -502,19 +546,18 @@ impl VectorEnv {
 
     /// A uniformly random legal action for each game, shape ``(n,)`` int64.
     fn random_actions<'py>(&mut self, py: Python<'py>) -> Bound<'py, PyArray1<i64>> {
-        let ids = py.allow_threads(|| self.picks(false));
-        PyArray1::from_vec_bound(py, ids)
+        self.picks(py, false)
     }
 
     /// The greedy player's action for each game (a winning move, else a mill, else random).
     fn greedy_actions<'py>(&mut self, py: Python<'py>) -> Bound<'py, PyArray1<i64>> {
-        let ids = py.allow_threads(|| self.picks(true));
-        PyArray1::from_vec_bound(py, ids)
+        self.picks(py, true)
     }
 
     /// Applies one action per game; returns ``(obs, rewards, dones)`` with shapes
-    /// ``(n, 8, 24)`` float32, ``(n,)`` float32, ``(n,)`` bool. Raises ValueError (and applies
-    /// nothing) if any action is illegal.
+    /// ``(n, 8, 24)`` float32, ``(n,)`` float32, ``(n,)`` bool (new arrays at every call).
+    /// ``actions`` is an int64 array of shape ``(n,)``. Raises
+    /// ValueError (and applies nothing) if any action is illegal.
     #[allow(clippy::type_complexity)]
     fn step<'py>(
         &mut self,
@@ -525,7 +568,7 @@ impl VectorEnv {
         Bound<'py, PyArray1<f32>>,
         Bound<'py, PyArray1<bool>>,
     )> {
-        let actions = actions.as_slice()?.to_vec();
+        let actions = actions.as_slice()?;
         let n = self.slots.len();
         if actions.len() != n {
             return Err(PyValueError::new_err(format!(
@@ -533,35 +576,36 @@ impl VectorEnv {
                 actions.len()
             )));
         }
+        // Written in full below before Python sees them.
+        let (obs, rewards, dones) = unsafe {
+            (
+                PyArray3::<f32>::new_bound(py, [n, OBS_PLANES, 24], false),
+                PyArray1::<f32>::new_bound(py, n, false),
+                PyArray1::<bool>::new_bound(py, n, false),
+            )
+        };
+        let (o, r, d) = unsafe {
+            (
+                obs.as_slice_mut().expect("contiguous"),
+                rewards.as_slice_mut().expect("contiguous"),
+                dones.as_slice_mut().expect("contiguous"),
+            )
+        };
         let cfg = self.cfg;
         let limit = self.actions_per_game();
-        let (obs, rewards, dones) = py
-            .allow_threads(|| {
-                for (i, (&a, s)) in actions.iter().zip(&self.slots).enumerate() {
-                    if a < 0 || a as usize >= limit || !s.is_legal(cfg, a as usize) {
-                        return Err(format!("game {i}: action {a} is not legal"));
-                    }
+        let slots = &mut self.slots;
+        let pool = self.pool.as_ref();
+        py.allow_threads(|| {
+            for (i, (&a, s)) in actions.iter().zip(slots.iter()).enumerate() {
+                if a < 0 || a as usize >= limit || !s.is_legal(cfg, a as usize) {
+                    return Err(format!("game {i}: action {a} is not legal"));
                 }
-                let mut out = vec![(0f32, false); n];
-                for_each_slot(self.pool.as_ref(), &mut self.slots, &mut out, |i, s, o| {
-                    *o = s.step(cfg, actions[i] as usize)
-                });
-                let mut obs = vec![0f32; n * OBS_LEN];
-                self.observe_all(&mut obs);
-                Ok((
-                    obs,
-                    out.iter().map(|o| o.0).collect::<Vec<_>>(),
-                    out.iter().map(|o| o.1).collect::<Vec<_>>(),
-                ))
-            })
-            .map_err(PyValueError::new_err)?;
-        Ok((
-            PyArray1::from_vec_bound(py, obs)
-                .reshape([n, OBS_PLANES, 24])
-                .expect("shape"),
-            PyArray1::from_vec_bound(py, rewards),
-            PyArray1::from_vec_bound(py, dones),
-        ))
+            }
+            step_all(pool, slots, actions, cfg, o, r, d);
+            Ok(())
+        })
+        .map_err(PyValueError::new_err)?;
+        Ok((obs, rewards, dones))
     }
 
     /// Plays ``steps`` rounds of random complete moves in every game entirely in Rust (no
