@@ -416,8 +416,6 @@ pub fn opening_census(
     let mut out = Vec::new();
     for _ in 0..plies {
         let mut counts = [0u64; 4];
-        let mut next = Vec::new();
-        let mut seen = std::collections::HashSet::new();
         for pos in &level {
             let root = tb.probe_root(pos)?;
             let v = root.probe.wdl.real();
@@ -427,21 +425,32 @@ pub fn opening_census(
                 _ => 1,
             }] += 1;
             counts[3] += root.moves.iter().filter(|(_, p)| p.wdl.real() == v).count() as u64;
-            for &m in pos.legal_moves().iter() {
-                let mut child = *pos;
-                child.make(m);
-                if !child.is_moving_phase()
-                    && child.outcome().is_none()
-                    && seen.insert(solver.class_key(&child))
-                {
-                    next.push(child);
-                }
-            }
         }
         out.push(counts);
-        level = next;
+        level = next_ply(&level, solver);
     }
     Some(out)
+}
+
+/// The positions of the ply after `level` in an opening book (`mill-tb book`, and the checks
+/// that walk a book as it was built): every move of every position in turn, keeping a child
+/// still in the placing phase and not over, the first of each class of mirror images.
+pub fn next_ply(level: &[Position], solver: &millstone::solve::Solver) -> Vec<Position> {
+    let mut next = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for pos in level {
+        for &m in pos.legal_moves().iter() {
+            let mut child = *pos;
+            child.make(m);
+            if !child.is_moving_phase()
+                && child.outcome().is_none()
+                && seen.insert(solver.class_key(&child))
+            {
+                next.push(child);
+            }
+        }
+    }
+    next
 }
 
 /// What [`book_check`] found.
@@ -488,8 +497,6 @@ pub fn book_check(
     };
     let mut level = vec![first];
     for ply in 0..plies {
-        let mut next = Vec::new();
-        let mut seen = std::collections::HashSet::new();
         for pos in &level {
             let root = tb.probe_root(pos).ok_or_else(|| {
                 format!("{pos}: the placing tables of {rules} do not cover it (ply {ply})")
@@ -515,19 +522,9 @@ pub fn book_check(
                     bkeep.join(" ")
                 ));
             }
-            for &m in pos.legal_moves().iter() {
-                let mut child = *pos;
-                child.make(m);
-                if !child.is_moving_phase()
-                    && child.outcome().is_none()
-                    && seen.insert(solver.class_key(&child))
-                {
-                    next.push(child);
-                }
-            }
         }
         out.per_ply.push(level.len() as u64);
-        level = next;
+        level = next_ply(&level, &solver);
     }
     Ok(out)
 }

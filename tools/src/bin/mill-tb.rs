@@ -428,11 +428,7 @@ fn run(command: Command) -> Result<(), String> {
                 c.nodes,
                 c.mismatches.len()
             );
-            if c.mismatches.is_empty() {
-                Ok(())
-            } else {
-                Err(c.mismatches.join("\n"))
-            }
+            none_or_listed(c.mismatches)
         }),
         Command::Crosscheck {
             dir,
@@ -460,11 +456,7 @@ fn run(command: Command) -> Result<(), String> {
                 c.nodes,
                 c.mismatches.len()
             );
-            if c.mismatches.is_empty() {
-                Ok(())
-            } else {
-                Err(c.mismatches.join("\n"))
-            }
+            none_or_listed(c.mismatches)
         }),
         Command::Probe {
             dir,
@@ -1286,6 +1278,15 @@ fn solve(dir: &Path, fen: &str, rules: Rules, opts: &SolveOptions) -> Result<(),
     Ok(())
 }
 
+/// A check's outcome: done when it found no mismatch, else the mismatches, a line each.
+fn none_or_listed(mismatches: Vec<String>) -> Result<(), String> {
+    if mismatches.is_empty() {
+        Ok(())
+    } else {
+        Err(mismatches.join("\n"))
+    }
+}
+
 fn book(
     dir: &Path,
     out: &Path,
@@ -1316,8 +1317,6 @@ fn book(
     let mut counts = [0u64; 3];
     for ply in 0..plies {
         let t = std::time::Instant::now();
-        let mut next = Vec::new();
-        let mut seen = std::collections::HashSet::new();
         let mut nodes = 0u64;
         let bar =
             progress::Progress::new(&format!("book ply {ply}"), level.len() as u64, "positions");
@@ -1337,17 +1336,12 @@ fn book(
                 keep.len(),
                 pos.legal_moves().len()
             );
+            // The book keeps these entries: the engine's root asks for every child.
             solver.pin(pos);
             for &m in pos.legal_moves().iter() {
                 let mut child = *pos;
                 child.make(m);
                 solver.pin(&child);
-                if !child.is_moving_phase()
-                    && child.outcome().is_none()
-                    && seen.insert(solver.class_key(&child))
-                {
-                    next.push(child);
-                }
             }
         }
         drop(bar);
@@ -1357,7 +1351,7 @@ fn book(
             t.elapsed().as_secs_f64(),
             start.elapsed().as_secs_f64()
         );
-        level = next;
+        level = millstone_tools::placing::next_ply(&level, &solver);
     }
     let n = solver
         .save_checkpoint(out)
