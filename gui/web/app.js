@@ -392,10 +392,10 @@ function render() {
   renderMoves();
   renderGraph();
   renderAnalysis();
+  renderPuzzle();
   renderStatus();
   renderReview(state.review);
   renderHintsNote();
-  renderPuzzle();
   for (const h of document.querySelectorAll(".hints-toggle")) h.checked = !!state.hints;
   const svg = $("board");
   svg.dataset.ply = String(state.cursor);
@@ -817,7 +817,12 @@ function renderStatus() {
   const st = $("status");
   const end = state.end;
   const side = t(state.white_to_move ? "white" : "black");
+  const pz = state.puzzle && state.puzzle.current;
   if (preview) st.textContent = t("st_preview");
+  // In a puzzle the line under the board says what to find, then how it went (on a phone the
+  // tab's own text is below the board).
+  else if (pz && state.cursor === 0 && pz.status === "solving" && !selected && !pending) st.textContent = $("puzzle-task").textContent;
+  else if (pz && pz.status !== "solving") st.textContent = $("puzzle-verdict").textContent;
   else if (end && state.cursor === state.moves.length) st.textContent = t("st_over", { result: resultText(end), reason: reasonText(end.reason) });
   else if (state.review) st.textContent = t("st_review");
   else if (state.thinking) st.textContent = t("st_thinking", { side });
