@@ -2,6 +2,7 @@
 //! page and runs one engine process per browser tab, spoken to through protocol.md.
 
 mod engine;
+mod puzzles;
 mod records;
 mod session;
 mod validate;
@@ -40,6 +41,10 @@ struct Cli {
     /// both, the engine uses its data directory's tables and book, if any).
     #[arg(long, value_name = "FILE")]
     book: Option<PathBuf>,
+    /// Puzzles of `mill-tb puzzles` for the Puzzles tab (default: `puzzles-nine-fly.jsonl` in
+    /// the tables' folder, if there is one).
+    #[arg(long, value_name = "FILE")]
+    puzzles: Option<PathBuf>,
     /// Most engine processes at once (one per open tab).
     #[arg(long, default_value_t = 4)]
     max_engines: usize,
@@ -167,6 +172,23 @@ async fn main() {
         }
         None => None,
     };
+    let puzzles = match cli
+        .puzzles
+        .clone()
+        .or_else(|| puzzles::default_file(tables.as_deref()))
+    {
+        Some(f) => match puzzles::load(&f) {
+            Ok(v) => {
+                eprintln!("mill-gui: {} puzzles from {}", v.len(), f.display());
+                Some(Arc::new(v))
+            }
+            Err(e) => {
+                eprintln!("mill-gui: --puzzles {e}");
+                std::process::exit(2);
+            }
+        },
+        None => None,
+    };
     let max = cli.max_engines.max(1);
     let app = Arc::new(App {
         cfg: Arc::new(Config {
@@ -174,6 +196,7 @@ async fn main() {
             tables,
             book,
             max_engines: max,
+            puzzles,
         }),
         slots: Arc::new(Semaphore::new(max)),
     });

@@ -1153,6 +1153,13 @@ async fn browser_hints_proofs_keyboard_phone() {
     let dir = small_tables();
     let tb = Tablebase::open(&dir).unwrap();
     let with_tables = Server::with_millstone(&["--tables", dir.to_str().unwrap()]);
+    let (pz_file, pz) = puzzle_file(&tb, &dir);
+    let with_puzzles = Server::with_millstone(&[
+        "--tables",
+        dir.to_str().unwrap(),
+        "--puzzles",
+        pz_file.to_str().unwrap(),
+    ]);
     let plain = Server::with_millstone(&[]);
     let slow = Server::start(
         &[],
@@ -1165,7 +1172,15 @@ async fn browser_hints_proofs_keyboard_phone() {
     let mut failures = Vec::new();
     // MILL_GUI_SCENARIOS=hints,review runs only those (for work on one of them).
     let only = std::env::var("MILL_GUI_SCENARIOS").unwrap_or_default();
-    for name in ["hints", "review", "keyboard", "phone", "languages", "ready"] {
+    for name in [
+        "hints",
+        "review",
+        "keyboard",
+        "phone",
+        "languages",
+        "puzzles",
+        "ready",
+    ] {
         if !only.is_empty() && !only.split(',').any(|o| o == name) {
             continue;
         }
@@ -1176,6 +1191,7 @@ async fn browser_hints_proofs_keyboard_phone() {
             "keyboard" => keyboard_only(&c, &plain).await,
             "phone" => phone(&c, &plain).await,
             "languages" => languages(&c, &plain).await,
+            "puzzles" => puzzles(&c, &with_puzzles, &pz).await,
             _ => getting_ready(&c, &slow).await,
         };
         match r {
@@ -1235,5 +1251,223 @@ async fn languages(c: &Client, s: &Server) -> R<()> {
             tab(c, "play").await?;
         }
     }
+    Ok(())
+}
+
+// ---------- puzzles ----------
+
+/// Four white pieces against three black ones in the moving phase.
+const PUZZLE_START: &str = "W.W/.../.B./B....W/.../.W./..B w 0 0 0 30";
+
+/// Puzzles written by the test, as `mill-tb puzzles` writes them, from positions of random
+/// games that the tables show to have exactly one move keeping a win or a draw (and a failing
+/// move with a reply).
+fn puzzle_file(tb: &Tablebase, dir: &std::path::Path) -> (PathBuf, Vec<Value>) {
+    let rules = Rules::default();
+    let mut out = Vec::new();
+    let mut seed: u64 = 12345;
+    let mut rnd = |n: usize| {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((seed >> 33) as usize) % n
+    };
+    'games: for _ in 0..400 {
+        let mut pos = Position::from_fen(PUZZLE_START, rules).unwrap();
+        for _ in 0..60 {
+            if pos.outcome().is_some() {
+                continue 'games;
+            }
+            if let Some(root) = tb.probe_root(&pos) {
+                let value = root.probe.wdl.real();
+                let keep: Vec<_> = root
+                    .moves
+                    .iter()
+                    .filter(|(_, p)| p.wdl.real() == value)
+                    .collect();
+                if value != Wdl::Loss && keep.len() == 1 && root.moves.len() >= 3 {
+                    let solution = keep[0].0;
+                    let refutations: Vec<Value> = root
+                        .moves
+                        .iter()
+                        .filter(|(m, _)| *m != solution)
+                        .map(|&(m, p)| {
+                            let mut child = pos;
+                            child.make(m);
+                            let reply = tb.probe_root(&child).map(|r| r.best.to_string());
+                            json!({"move": m.to_string(), "value": wdl_word(p.wdl.real()), "reply": reply})
+                        })
+                        .collect();
+                    let mut after = pos;
+                    after.make(solution);
+                    let mut line = vec![solution.to_string()];
+                    if let Some(r) = tb.probe_root(&after) {
+                        line.push(r.best.to_string());
+                    }
+                    if refutations.iter().any(|r| !r["reply"].is_null())
+                        && !out
+                            .iter()
+                            .any(|p: &Value| p["fen"] == pos.to_fen().as_str())
+                    {
+                        out.push(json!({"id": out.len() + 1, "variant": "nine", "flying": true, "fen": pos.to_fen(),
+                            "side": pos.side_to_move().to_string(), "value": wdl_word(value), "move": solution.to_string(),
+                            "plies": null, "line": line, "legal": root.moves.len(), "fails": root.moves.len() - 1,
+                            "grade": "medium", "refutations": refutations, "source": "browser test"}));
+                        if out.len() == 2 {
+                            break 'games;
+                        }
+                    }
+                }
+            }
+            let legal = pos.legal_moves();
+            let m = legal.as_slice()[rnd(legal.len())];
+            pos.make(m);
+        }
+    }
+    assert_eq!(out.len(), 2, "no two puzzles found");
+    let path = dir.join("puzzles-test.jsonl");
+    let text: String = out.iter().map(|p| format!("{p}\n")).collect();
+    std::fs::write(&path, text).unwrap();
+    (path, out)
+}
+
+/// What the Puzzles tab shows.
+async fn puzzle_state(c: &Client) -> R<Value> {
+    c.execute(
+        "const t = document.getElementById('tab-puzzles');
+         return {status: t.dataset.status || '', streak: t.dataset.streak || '', id: t.dataset.id || '',
+           task: document.getElementById('puzzle-task').textContent,
+           verdict: document.getElementById('puzzle-verdict').textContent,
+           hint: [...document.querySelectorAll('[data-puzzle-hint]')].map(e => e.dataset.puzzleHint),
+           tab: document.querySelector('.tabs [data-tab=puzzles]').textContent,
+           scroll: document.documentElement.scrollWidth, vw: document.documentElement.clientWidth};",
+        vec![],
+    )
+    .await
+    .map_err(err)
+}
+
+async fn wait_puzzle<F: Fn(&Value) -> bool>(c: &Client, what: &str, f: F) -> R<Value> {
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        let v = puzzle_state(c).await?;
+        if f(&v) {
+            return Ok(v);
+        }
+        if Instant::now() > deadline {
+            return Err(format!("timed out waiting for {what}: {v}"));
+        }
+        tokio::time::sleep(Duration::from_millis(30)).await;
+    }
+}
+
+/// A puzzle solved by clicks (after a hint), its line shown; the next one failed, the refuting
+/// reply played on the board; tried again and solved; the streak counted throughout. Then
+/// the tab on a phone and in German.
+async fn puzzles(c: &Client, s: &Server, puzzles: &[Value]) -> R<()> {
+    open(c, s).await?;
+    tab(c, "puzzles").await?;
+    let (p1, p2) = (&puzzles[0], &puzzles[1]);
+    let fen1 = p1["fen"].as_str().unwrap().to_string();
+    wait_puzzle(c, "puzzle 1", |v| {
+        v["status"] == "solving" && v["id"] == "1"
+    })
+    .await?;
+    wait_for(c, "puzzle 1 on the board", 10, |x| {
+        x["engineFen"] == fen1.as_str() && x["legal"].as_u64() > Some(0)
+    })
+    .await?;
+    click_id(c, "puzzle-hint").await?;
+    let solution = p1["move"].as_str().unwrap();
+    let from = solution.split(['-', 'x']).next().unwrap().to_string();
+    let v = wait_puzzle(c, "the hint", |v| v["hint"][0] == from.as_str()).await?;
+    if v["task"].as_str().unwrap_or("").is_empty() {
+        return Err(format!("no task: {v}"));
+    }
+    screenshot(c, "puzzles").await;
+    enter_move(c, solution).await?;
+    let v = wait_puzzle(c, "solved", |v| v["status"] == "solved").await?;
+    if v["streak"] != "1" {
+        return Err(format!("streak after a solve: {v}"));
+    }
+    click_id(c, "puzzle-line").await?;
+    wait_for(c, "the line shown", 10, |x| x["preview"] == true).await?;
+    press(c, "\u{e00c}").await?;
+    wait_for(c, "the line left", 10, |x| x["preview"] == false).await?;
+
+    // The next puzzle, failed: the tables' reply appears on the board.
+    click_id(c, "puzzle-next").await?;
+    let fen2 = p2["fen"].as_str().unwrap().to_string();
+    wait_puzzle(c, "puzzle 2", |v| {
+        v["status"] == "solving" && v["id"] == "2"
+    })
+    .await?;
+    wait_for(c, "puzzle 2 on the board", 10, |x| {
+        x["engineFen"] == fen2.as_str() && x["legal"].as_u64() > Some(0)
+    })
+    .await?;
+    let wrong = p2["refutations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| !r["reply"].is_null())
+        .unwrap();
+    let (bad, reply) = (
+        wrong["move"].as_str().unwrap(),
+        wrong["reply"].as_str().unwrap(),
+    );
+    enter_move(c, bad).await?;
+    let v = wait_puzzle(c, "failed", |v| v["status"] == "failed").await?;
+    let want = format!("{bad} {reply}");
+    let snap = wait_for(c, "the refutation on the board", 10, |x| {
+        x["moves"] == want.as_str()
+    })
+    .await?;
+    let mut r = RefEngine::start();
+    check_board(&mut r, &snap, Some(&fen2))?;
+    if v["streak"] != "0" || !v["verdict"].as_str().unwrap_or("").contains(reply) {
+        return Err(format!("a failed puzzle: {v}"));
+    }
+    screenshot(c, "puzzles-failed").await;
+
+    // Tried again and solved: the streak starts again.
+    click_id(c, "puzzle-retry").await?;
+    wait_puzzle(c, "puzzle 2 again", |v| {
+        v["status"] == "solving" && v["id"] == "2"
+    })
+    .await?;
+    wait_for(c, "puzzle 2 again on the board", 10, |x| {
+        x["moves"] == "" && x["legal"].as_u64() > Some(0)
+    })
+    .await?;
+    enter_move(c, p2["move"].as_str().unwrap()).await?;
+    let v = wait_puzzle(c, "solved again", |v| v["status"] == "solved").await?;
+    if v["streak"] != "1" {
+        return Err(format!("streak after a fail and a solve: {v}"));
+    }
+
+    // The phone layout: nothing wider than the screen.
+    c.set_window_size(390, 844).await.map_err(err)?;
+    click_id(c, "puzzle-next").await?;
+    let v = wait_puzzle(c, "puzzle 1 on the phone", |v| {
+        v["status"] == "solving" && v["id"] == "1"
+    })
+    .await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    screenshot(c, "puzzles-phone").await;
+    c.set_window_size(1280, 900).await.map_err(err)?;
+    let v = v?;
+    if v["scroll"].as_f64() > v["vw"].as_f64().map(|w| w + 1.0) {
+        return Err(format!("the phone layout scrolls sideways: {v}"));
+    }
+
+    // In German.
+    select(c, "lang", "de").await?;
+    let v = wait_puzzle(c, "the tab in German", |v| v["tab"] == "Aufgaben").await?;
+    if !v["task"].as_str().unwrap_or("").contains("Zug") {
+        return Err(format!("the task is not in German: {v}"));
+    }
+    screenshot(c, "puzzles-de").await;
+    select(c, "lang", "en").await?;
     Ok(())
 }

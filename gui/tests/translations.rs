@@ -156,6 +156,7 @@ fn every_key_the_page_uses_exists() {
         "const REASONS = {",
         "const WHY = {",
         "const RESULT_WORD = {",
+        "const GRADES = {",
     ] {
         let at = js
             .find(table)

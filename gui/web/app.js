@@ -392,6 +392,7 @@ function render() {
   renderMoves();
   renderGraph();
   renderAnalysis();
+  renderPuzzle();
   renderStatus();
   renderReview(state.review);
   renderHintsNote();
@@ -424,6 +425,8 @@ function renderBoard() {
       view.removable = pending.removable;
     }
     view.hints = hintView(L);
+    const pz = state.puzzle && state.puzzle.current;
+    if (pz && pz.hint && state.cursor === 0) view.puzzleHint = pz.hint;
     const best = lines[0];
     if (best && best.pv && best.pv.length && (state.analysis || state.thinking) && !pending) {
       view.arrows.push({ token: best.pv[0], kind: "best" });
@@ -814,7 +817,12 @@ function renderStatus() {
   const st = $("status");
   const end = state.end;
   const side = t(state.white_to_move ? "white" : "black");
+  const pz = state.puzzle && state.puzzle.current;
   if (preview) st.textContent = t("st_preview");
+  // In a puzzle the line under the board says what to find, then how it went (on a phone the
+  // tab's own text is below the board).
+  else if (pz && state.cursor === 0 && pz.status === "solving" && !selected && !pending) st.textContent = $("puzzle-task").textContent;
+  else if (pz && pz.status !== "solving") st.textContent = $("puzzle-verdict").textContent;
   else if (end && state.cursor === state.moves.length) st.textContent = t("st_over", { result: resultText(end), reason: reasonText(end.reason) });
   else if (state.review) st.textContent = t("st_review");
   else if (state.thinking) st.textContent = t("st_thinking", { side });
@@ -861,6 +869,47 @@ function renderReview(r) {
   $("review-summary").textContent = t("review_position", { done: r.done, total: r.total });
 }
 
+// ---------- puzzles ----------
+
+const GRADES = { easy: "pz_easy", medium: "pz_medium", hard: "pz_hard" };
+
+// The Puzzles tab: the task, the verdict after the move, the streak.
+function renderPuzzle() {
+  const P = state.puzzle || { total: 0 };
+  const c = P.current;
+  const tab = $("tab-puzzles");
+  $("puzzle-none").hidden = P.total > 0;
+  $("puzzle-box").hidden = !P.total;
+  tab.dataset.status = c ? c.status : "none";
+  tab.dataset.streak = String(P.streak || 0);
+  tab.dataset.solved = String(P.solved || 0);
+  $("puzzle-streak").textContent = P.tried ? t("pz_streak", { streak: P.streak, best: P.best, solved: P.solved, tried: P.tried }) : "";
+  if (!c) {
+    for (const id of ["puzzle-title", "puzzle-grade", "puzzle-task", "puzzle-verdict"]) $(id).textContent = "";
+    for (const id of ["puzzle-hint", "puzzle-line", "puzzle-retry"]) $(id).disabled = true;
+    $("puzzle-next").textContent = t("pz_start");
+    return;
+  }
+  tab.dataset.id = String(c.id);
+  $("puzzle-next").textContent = t("pz_next");
+  $("puzzle-title").textContent = t("pz_title", { id: c.id, total: P.total });
+  $("puzzle-grade").textContent = t(GRADES[c.grade] || "pz_medium");
+  $("puzzle-grade").dataset.grade = c.grade;
+  const side = t(c.side === "white" ? "white" : "black");
+  $("puzzle-task").textContent = t(c.value === "win" ? "pz_task_win" : "pz_task_draw", { side, fails: c.fails, legal: c.legal });
+  const v = $("puzzle-verdict");
+  v.dataset.kind = c.status;
+  if (c.status === "solved") {
+    v.textContent = t("pz_solved", { move: c.solution }) + (c.plies ? " " + t("pz_plies", { plies: c.plies }) : "");
+  } else if (c.status === "failed") {
+    v.textContent = c.reply ? t("pz_failed", { move: c.tried, reply: c.reply, solution: c.solution })
+      : t("pz_failed_end", { move: c.tried, solution: c.solution });
+  } else v.textContent = c.hint ? t("pz_hint_at", { p: c.hint }) : "";
+  $("puzzle-hint").disabled = c.status !== "solving" || !!c.hint;
+  $("puzzle-line").disabled = c.status === "solving";
+  $("puzzle-retry").disabled = c.status === "solving";
+}
+
 // ---------- controls ----------
 
 function limitRequest() {
@@ -876,6 +925,8 @@ function setup() {
     b.onclick = () => {
       document.querySelectorAll(".tabs button").forEach((x) => x.classList.toggle("active", x === b));
       document.querySelectorAll(".tab").forEach((t) => { t.hidden = t.id !== "tab-" + b.dataset.tab; });
+      // The first visit to Puzzles shows one at once.
+      if (b.dataset.tab === "puzzles" && state && state.puzzle && state.puzzle.total && !state.puzzle.current) send({ type: "puzzle_start", id: null });
     };
   });
   $("new-game").onclick = () => send({ type: "new_game", variant: $("variant").value, flying: $("flying").checked });
@@ -899,6 +950,10 @@ function setup() {
   $("multipv").onchange = () => { lines = []; if ($("analyse").checked) analyse(); };
   $("review-start").onclick = () => send({ type: "review", movetime: Math.round(Number($("review-time").value) * 1000) });
   $("review-stop").onclick = () => send({ type: "review_stop" });
+  $("puzzle-next").onclick = () => send({ type: "puzzle_start", id: null });
+  $("puzzle-retry").onclick = () => { const c = state && state.puzzle.current; if (c) send({ type: "puzzle_start", id: c.id }); };
+  $("puzzle-hint").onclick = () => send({ type: "puzzle_hint" });
+  $("puzzle-line").onclick = () => send({ type: "puzzle_line" });
   $("fen-set").onclick = () => send({ type: "set_fen", fen: $("fen-input").value });
   $("fen-copy").onclick = () => {
     $("fen-input").value = state ? state.fen : "";

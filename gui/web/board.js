@@ -174,6 +174,10 @@ export class Board {
       const [x, y] = this.xy(p);
       el("circle", { cx: x, cy: y, r: 38, class: "remove-ring", "data-removable": p }, this.gDots);
     }
+    if (view.puzzleHint) {
+      const [x, y] = this.xy(view.puzzleHint);
+      el("circle", { cx: x, cy: y, r: 40, class: "puzzle-hint", "data-puzzle-hint": view.puzzleHint }, this.gDots);
+    }
     for (const a of view.arrows || []) {
       const t = parseToken(a.token);
       if (t.from) this.arrow(t.from, t.to, a.kind, this.gArrows);

@@ -6,6 +6,7 @@
 //! - [`builtin`]: the `random` and `greedy` players.
 //! - [`input`]: position lines (opening books, analysis input) and random openings.
 //! - [`placing`]: `mill-tb`'s commands for the placing-phase tables.
+//! - [`puzzles`]: `mill-tb puzzles`, positions of real games where one move alone keeps the value.
 //! - [`referee`]: one game, refereed by the library.
 //! - [`record`]: game records (JSONL, PGN) and their replay check.
 //! - [`tournament`]: schedules, workers, statistics, SPRT.
@@ -19,6 +20,7 @@ pub mod input;
 pub mod placing;
 pub mod progress;
 pub mod protocol;
+pub mod puzzles;
 pub mod record;
 pub mod referee;
 pub mod resources;

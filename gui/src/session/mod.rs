@@ -6,6 +6,8 @@
 mod clock;
 mod hints;
 mod link;
+mod options;
+mod puzzles;
 mod review;
 
 use crate::engine::{parse_info, Engine, EngineError, Info, Score};
@@ -25,6 +27,8 @@ pub struct Config {
     pub tables: Option<String>,
     pub book: Option<String>,
     pub max_engines: usize,
+    /// The puzzles of `--puzzles` (checked at start).
+    pub puzzles: Option<Arc<Vec<crate::puzzles::Puzzle>>>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -64,6 +68,9 @@ pub enum Request {
     PreviewEnd,
     Review { movetime: u64 },
     ReviewStop,
+    PuzzleStart { id: Option<usize> },
+    PuzzleHint,
+    PuzzleLine,
     Go,
     Ping,
 }
@@ -174,6 +181,8 @@ pub struct Session {
     hints: Option<hints::Values>,
     /// The engine answered `values` with an error: it has no such command.
     values_unsupported: bool,
+    /// The Puzzles tab.
+    puzzles: puzzles::Puzzles,
 }
 
 fn msg(v: Value) -> String {
@@ -217,6 +226,7 @@ impl Session {
             hints_on: false,
             hints: None,
             values_unsupported: false,
+            puzzles: puzzles::Puzzles::default(),
         }
     }
 
@@ -424,6 +434,10 @@ impl Session {
                 Ok(())
             }
             Request::SetOption { name, value } => self.set_option(name, value).await,
+            Request::Analyse { on: true, .. } if self.puzzle_solving() => {
+                self.send_state();
+                bad("no analysis while a puzzle is being solved")
+            }
             Request::Analyse { on, multipv } => {
                 self.multipv = multipv.clamp(1, 5);
                 if on && self.review.is_some() {
@@ -435,6 +449,10 @@ impl Session {
                 }
                 self.after_change().await;
                 Ok(())
+            }
+            Request::Hints { on } if on && self.puzzle_solving() => {
+                self.send_state();
+                bad("no table hints while a puzzle is being solved: use the puzzle's hint")
             }
             Request::Hints { on } => {
                 self.hints_on = on;
@@ -461,7 +479,13 @@ impl Session {
                 }
                 Ok(())
             }
+            Request::PuzzleStart { id } => self.puzzle_start(id).await,
+            Request::PuzzleHint => self.puzzle_hint(),
+            Request::PuzzleLine => self.puzzle_line().await,
             Request::Go => {
+                if self.puzzles.current.is_some() {
+                    return bad("the engine does not play in a puzzle");
+                }
                 if matches!(self.search, Search::Play { .. }) {
                     return bad("the engine is already thinking");
                 }
@@ -564,6 +588,7 @@ impl Session {
         self.paused = false;
         self.last_info = None;
         self.last_think_ms = None;
+        self.leave_puzzle();
         if let Limit::Clock { base_ms, .. } = self.limit {
             self.clocks = [base_ms as i64, base_ms as i64];
         }
@@ -726,6 +751,7 @@ impl Session {
             && !self.preview
             && self.review.is_none()
             && !(self.cursor == self.moves.len() && self.game_over_at_end())
+            && self.puzzle_allows_move()
     }
 
     fn engine_to_move(&self) -> bool {
@@ -860,6 +886,7 @@ impl Session {
             "preview": self.preview,
             "paused": self.paused,
             "last_think_ms": self.last_think_ms,
+            "puzzle": self.puzzle_json(),
         });
         self.push(v);
     }
@@ -876,6 +903,9 @@ impl Session {
             return bad(format!("{token} is not a legal move here"));
         }
         self.stop_all().await?;
+        if self.puzzle_solving() {
+            return self.puzzle_move(token).await;
+        }
         self.apply_move(token);
         self.after_change().await;
         Ok(())
@@ -926,75 +956,6 @@ impl Session {
         }
         self.turn_start = Instant::now();
         self.after_change().await;
-        Ok(())
-    }
-
-    async fn set_option(&mut self, name: String, value: Option<String>) -> Res<()> {
-        let opt = match self.eng()?.option(&name) {
-            Some(o) => o.clone(),
-            None => return bad(format!("the engine has no option '{}'", cut(&name))),
-        };
-        if RESERVED_OPTIONS
-            .iter()
-            .any(|r| r.eq_ignore_ascii_case(&opt.name))
-        {
-            return bad(format!("{} is set by the page's own controls", opt.name));
-        }
-        let value = match (opt.kind.as_str(), value) {
-            ("button", _) => None,
-            ("spin", Some(v)) => match v.trim().parse::<u64>() {
-                Ok(n) if opt.min.is_none_or(|m| n >= m) && opt.max.is_none_or(|m| n <= m) => {
-                    Some(n.to_string())
-                }
-                _ => {
-                    return bad(format!(
-                        "{}: '{}' is not a number in range",
-                        opt.name,
-                        cut(&v)
-                    ))
-                }
-            },
-            ("check", Some(v)) => match v.to_ascii_lowercase().as_str() {
-                "true" => Some("true".into()),
-                "false" => Some("false".into()),
-                _ => return bad(format!("{}: '{}' is not true or false", opt.name, cut(&v))),
-            },
-            ("combo", Some(v)) => match opt.vars.iter().find(|x| x.eq_ignore_ascii_case(&v)) {
-                Some(x) => Some(x.clone()),
-                None => {
-                    return bad(format!(
-                        "{}: '{}' is not one of its values",
-                        opt.name,
-                        cut(&v)
-                    ))
-                }
-            },
-            ("string", _) => return bad(format!("{} cannot be set from the page", opt.name)),
-            (_, None) => return bad(format!("{} needs a value", opt.name)),
-            (k, _) => {
-                return bad(format!(
-                    "{}: options of type '{}' are not supported",
-                    opt.name,
-                    cut(k)
-                ))
-            }
-        };
-        let was = self.search.clone();
-        self.stop_all().await?;
-        let cmd = match &value {
-            Some(v) => format!("setoption name {} value {v}", opt.name),
-            None => format!("setoption name {}", opt.name),
-        };
-        let answers = self.eng()?.sync(&[cmd]).await?;
-        if let Some(a) = answers.first() {
-            self.error(format!("the engine refused it: {}", strip_error(a)));
-        } else if let Some(v) = value {
-            self.option_values.retain(|(n, _)| n != &opt.name);
-            self.option_values.push((opt.name.clone(), v));
-        }
-        if was != Search::Idle {
-            self.after_change().await;
-        }
         Ok(())
     }
 

@@ -292,6 +292,53 @@ enum Command {
         #[arg(long)]
         no_symmetry: bool,
     },
+    /// Make puzzles from real games: positions where the side to move has a win or a draw and
+    /// exactly one legal move keeps it, graded, deduplicated under the board's symmetries, and
+    /// written one JSON object a line (docs/gui.md; `mill-gui --puzzles FILE` serves them).
+    Puzzles {
+        /// The table directory (default: the data directory's `tables`).
+        #[arg(long)]
+        dir: Option<PathBuf>,
+        /// The file to write (default: `puzzles-<variant>-<fly|nofly>.jsonl` in the table directory).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Self-play games of the built-in engine to walk.
+        #[arg(long, default_value_t = 100)]
+        games: usize,
+        /// The engine's time per move in self-play, in milliseconds.
+        #[arg(long, default_value_t = 20)]
+        movetime: u64,
+        /// Seed of the self-play games' random openings.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Uniformly random plies at the start of each self-play game.
+        #[arg(long, default_value_t = 4)]
+        random_plies: usize,
+        /// Start every self-play game from this position (then the random plies).
+        #[arg(long)]
+        fen: Option<String>,
+        /// The longest self-play game in plies.
+        #[arg(long, default_value_t = 300)]
+        max_plies: usize,
+        /// Also walk these games: `mill-match --jsonl` records or `mill-selfplay` lines.
+        #[arg(long, value_name = "FILE")]
+        games_file: Option<PathBuf>,
+        /// Keep a position only when at least this many legal moves fail.
+        #[arg(long, default_value_t = 1)]
+        min_fail: usize,
+        /// Self-play workers (default: the cores).
+        #[arg(long)]
+        threads: Option<usize>,
+        /// Each engine's hash table in MiB.
+        #[arg(long, default_value_t = 16)]
+        hash_mb: usize,
+        /// nine or twelve.
+        #[arg(long, default_value = "nine")]
+        variant: Variant,
+        /// The rule set without flying.
+        #[arg(long)]
+        no_flying: bool,
+    },
 }
 
 fn main() -> ExitCode {
@@ -552,6 +599,41 @@ fn run(command: Command) -> Result<(), String> {
                 symmetry: !no_symmetry,
             },
         ),
+        Command::Puzzles {
+            dir,
+            out,
+            games,
+            movetime,
+            seed,
+            random_plies,
+            fen,
+            max_plies,
+            games_file,
+            min_fail,
+            threads,
+            hash_mb,
+            variant,
+            no_flying,
+        } => {
+            let rules = Rules::new(variant, !no_flying);
+            let dir = tables(dir)?;
+            let out = out.unwrap_or_else(|| dir.join(millstone_tools::puzzles::file_name(rules)));
+            let opts = millstone_tools::puzzles::Options {
+                rules,
+                games,
+                movetime_ms: movetime,
+                seed,
+                random_plies,
+                fen,
+                max_plies,
+                games_file,
+                min_fail,
+                threads: threads
+                    .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+                hash_mb,
+            };
+            millstone_tools::puzzles::run(&dir, &out, &opts)
+        }
     }
 }
 
