@@ -368,7 +368,7 @@ fn count_moves(
 
 /// Solves sub-spaces (w, b) and (b, w) (one table when w == b). `smaller` must hold the tables
 /// (b - 1, w) and (w - 1, b) where those have at least 3 pieces a side. `progress` receives a
-/// line now and then.
+/// line now and then. The tables come back as (w, b), then (b, w).
 pub fn solve_pair(
     rules: Rules,
     w: u8,
@@ -376,6 +376,38 @@ pub fn solve_pair(
     smaller: &HashMap<(u8, u8), Table>,
     progress: &mut dyn FnMut(&str),
 ) -> Result<(Vec<Table>, SolveStats), String> {
+    let mut tables = Vec::new();
+    let stats = solve_pair_with(
+        rules,
+        w,
+        b,
+        smaller,
+        &mut |x, y| Err(format!("the table {x}v{y} is not given")),
+        &mut |t| {
+            tables.push(t);
+            Ok(())
+        },
+        progress,
+    )?;
+    tables.reverse();
+    Ok((tables, stats))
+}
+
+/// [`solve_pair`] within less memory: a smaller table that `smaller` lacks is asked of `load`
+/// just before the setup that reads it and dropped after it, and each solved table goes to
+/// `emit` as soon as it is made, (b, w) first and (w, b) last, so that the caller can write it
+/// and let it go before the next is made. The peak is then the solving words of both tables
+/// (4 bytes a slot) and the larger of one smaller table and one solved table (2 bytes a slot):
+/// 5.4 GB for nine's biggest job, where holding everything took 9.65 GB.
+pub fn solve_pair_with(
+    rules: Rules,
+    w: u8,
+    b: u8,
+    smaller: &HashMap<(u8, u8), Table>,
+    load: &mut dyn FnMut(u8, u8) -> Result<Table, String>,
+    emit: &mut dyn FnMut(Table) -> Result<(), String>,
+    progress: &mut dyn FnMut(&str),
+) -> Result<SolveStats, String> {
     let start = Instant::now();
     let topo = Topology::of(rules.variant);
     let pieces = rules.variant.pieces();
@@ -387,17 +419,6 @@ pub fn solve_pair(
     } else {
         vec![(w, b), (b, w)]
     };
-    let mut conv_tables = Vec::new();
-    for &(x, y) in &shapes {
-        if y > 3 {
-            match smaller.get(&(y - 1, x)) {
-                Some(t) => conv_tables.push(Some(t)),
-                None => return Err(format!("solving {x}v{y} needs the table {}v{x}", y - 1)),
-            }
-        } else {
-            conv_tables.push(None);
-        }
-    }
     let other = |t: usize| if shapes.len() == 2 { t ^ 1 } else { 0 };
     // While solving, the slots of (x, y) are keyed by the side *not* to move: the index of
     // sub-space (y, x) applied to (other, mover). All predecessors of a position share its
@@ -412,11 +433,20 @@ pub fn solve_pair(
         .map(|&(x, y)| SubIndex::new(rules.variant, x, y))
         .collect();
 
-    // Setup.
-    let mut works = Vec::new();
-    for (t, &(x, _)) in shapes.iter().enumerate() {
+    // Setup, one table at a time, each with the smaller table its mills lead into (read for
+    // this setup only when the caller does not hold it: nothing after the setup reads it).
+    let mut setups = Vec::new();
+    for (t, &(x, y)) in shapes.iter().enumerate() {
         let idx = indexes[t];
-        let conv_t = conv_tables[t];
+        let loaded;
+        let conv_t = match (y > 3).then(|| smaller.get(&(y - 1, x))) {
+            None => None,
+            Some(Some(held)) => Some(held),
+            Some(None) => {
+                loaded = load(y - 1, x).map_err(|e| format!("solving {x}v{y}: {e}"))?;
+                Some(&loaded)
+            }
+        };
         let fly = rules.flying && x == 3;
         // Four bytes a slot while solving (value, counter, conversion): the biggest jobs of
         // nine hold a billion slots.
@@ -517,7 +547,12 @@ pub fn solve_pair(
                 });
             },
         );
-        works.push(Work {
+        setups.push((idx, words));
+    }
+    // The marks of the levels only now, after the smaller tables are gone.
+    let mut works: Vec<Work> = setups
+        .into_iter()
+        .map(|(idx, words)| Work {
             idx,
             // Same layout: collected in place, without a second buffer.
             slots: words.into_iter().map(AtomicU32::new).collect(),
@@ -527,8 +562,8 @@ pub fn solve_pair(
             bits_now: slot_bits(idx.len()),
             lost_before: slot_bits(idx.len()),
             lost_now: slot_bits(idx.len()),
-        });
-    }
+        })
+        .collect();
     let setup_secs = start.elapsed().as_secs_f64();
     // Slots of the files (the solving slots are as many positions in a different layout).
     let slots: u64 = file_indexes.iter().map(|f| f.len() as u64).sum();
@@ -778,10 +813,19 @@ pub fn solve_pair(
     let map_start = Instant::now();
     // Unsolved canonical positions are draws. Each slot of a file is mapped to the solving
     // slot of its position (keyed the other way, always a canonical one), whose value it
-    // takes. One table at a time, each solving array dropped once its entries are out.
-    let mut tables = Vec::new();
-    for ((work, &(x, y)), file) in works.into_iter().zip(&shapes).zip(file_indexes) {
-        let Work { idx, slots, .. } = work;
+    // takes. One table at a time, (b, w) first (its file is written first: the (w, b) file
+    // marks a finished job), each solving array dropped once its entries are out and each
+    // table handed over before the next is made; the levels' marks are dropped first.
+    let held: Vec<(SubIndex, Vec<AtomicU32>)> =
+        works.into_iter().map(|w| (w.idx, w.slots)).collect();
+    for (((idx, slots), &(x, y)), file) in held
+        .into_iter()
+        .zip(&shapes)
+        .zip(file_indexes)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+    {
         let draw = Value::Draw.to_u16();
         let final_value = |word: u32| match value_of(word) {
             UNKNOWN => draw,
@@ -807,23 +851,20 @@ pub fn solve_pair(
                 }
             });
         drop(slots);
-        tables.push(Table::from_entries(rules, x, y, entries));
+        emit(Table::from_entries(rules, x, y, entries))?;
     }
     log::debug!(
         "{w}v{b} mapped to the files' layout in {:.1}s",
         map_start.elapsed().as_secs_f64()
     );
     let secs = start.elapsed().as_secs_f64();
-    Ok((
-        tables,
-        SolveStats {
-            slots,
-            positions,
-            levels,
-            setup_secs,
-            secs,
-        },
-    ))
+    Ok(SolveStats {
+        slots,
+        positions,
+        levels,
+        setup_secs,
+        secs,
+    })
 }
 
 /// Where a check one ply deep reads the values of children: a table in memory or a mapped

@@ -118,7 +118,8 @@ pub use format::{
     DIGIT_OTHER, DIGIT_WIN, GROUP_SLOTS, HEADER_LEN, MAGIC, VERSION, ZSTD_LEVEL,
 };
 pub use generate::{
-    solve_pair, value_from_children, value_from_children_with, verify_table, SolveStats, Values,
+    solve_pair, solve_pair_with, value_from_children, value_from_children_with, verify_table,
+    SolveStats, Values,
 };
 pub use index::{colex_rank, SubIndex, UsKey, BINOM};
 pub use mapped::TableFile;

@@ -1,6 +1,7 @@
 //! `mill-tb setup` through the binary: a partial set of nine into a fresh data directory that
 //! the engine then uses with no option; a second run does nothing; a removed file is made
-//! again; a run killed midway resumes to the same files; budgets too small are refused at once
+//! again; a run killed midway resumes to the same files; a budget too small to keep tables
+//! between jobs makes the same files holding none; budgets too small are refused at once
 //! with the figures; progress is plain lines when stderr is not a terminal.
 
 mod common;
@@ -186,6 +187,25 @@ fn a_killed_setup_resumes_to_the_same_files() {
     let mut got = checksums(&tables);
     got.retain(|f, _| !f.ends_with(".tmp"));
     assert_eq!(got, want);
+}
+
+#[test]
+fn a_budget_below_keeping_tables_makes_the_same_files_holding_none() {
+    let want = checksums(&nine8().join("tables"));
+    let data = scratch("setup-lean");
+    // Up to 8 pieces, keeping tables between jobs is estimated at 576 MB, holding none at
+    // less than 400 MB.
+    let out = tb(&data, &["setup", "--max-pieces", "8", "--memory", "400M"]);
+    let err = text(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("each job reads its inputs from the files"),
+        "{err}"
+    );
+    assert_eq!(checksums(&data.join("tables")), want);
+    // With room to keep them, nothing is said about it.
+    let out = tb(nine8(), &["setup", "--max-pieces", "8"]);
+    assert!(!text(&out.stderr).contains("reads its inputs"));
 }
 
 #[test]

@@ -4,8 +4,8 @@
 use clap::{Parser, Subcommand, ValueEnum};
 use millstone::solve::{SolveError, Solver};
 use millstone::tablebase::{
-    file_name, job_of, parse_file_name, plan, solve_pair, value_from_children_with, verify_table,
-    Job, Table, TableFile, Tablebase, TbError, Value, Wdl,
+    file_name, job_of, parse_file_name, plan, solve_pair_with, value_from_children_with,
+    verify_table, Job, Table, TableFile, Tablebase, TbError, Value, Wdl,
 };
 use millstone::{Color, Game, Position, Rules, Variant};
 use millstone_tools::record::GameRecord;
@@ -404,7 +404,9 @@ fn run(command: Command) -> Result<(), String> {
                     let needs = setup::needs(&s, &dir, rayon::current_num_threads());
                     setup::check(&needs, None, budget)
                         .map_err(|e| format!("{e} (memory budget: {how})"))?;
-                    generate(rules, max_pieces, max_side, &dir).and_then(|()| {
+                    let keep = needs.keeps_tables(budget);
+                    say_how_tables_are_held(&needs, keep, budget, &how);
+                    generate(rules, max_pieces, max_side, &dir, keep).and_then(|()| {
                         if placing {
                             millstone_tools::placing::generate(rules, max_pieces, &dir)
                         } else {
@@ -651,13 +653,15 @@ fn job_done(job: &Job, dir: &Path) -> Result<(), TbError> {
     Ok(())
 }
 
-/// Runs one job unless its files are done; `cache` holds decoded tables (inputs read from
-/// files when missing) and receives the job's own tables when `keep` is set.
+/// Runs one job unless its files are done; `cache` holds decoded tables and receives the job's
+/// own tables when `keep` is set. With `hold_inputs` the job's inputs missing from `cache` are
+/// read into it first; without, each is read from its file just for the setup that needs it.
 fn run_job(
     job: &Job,
     dir: &Path,
     cache: &mut HashMap<(u8, u8), Table>,
     keep: bool,
+    hold_inputs: bool,
     totals: &mut (u64, f64),
 ) -> Result<bool, String> {
     let rules = job.rules;
@@ -670,29 +674,47 @@ fn run_job(
         Err(e) if !is_not_found(&e) => progress::line(&format!("{e}; solving again")),
         Err(_) => {}
     }
-    for &(x, y) in &job.reads {
-        if let std::collections::hash_map::Entry::Vacant(slot) = cache.entry((x, y)) {
-            let path = dir.join(file_name(rules, x, y));
-            let t = Table::read(&path, rules, x, y).map_err(|e| {
-                let (a, b) = job_of(x, y);
-                format!("{name} needs {x}v{y} (job {a}v{b}): {e}")
-            })?;
-            slot.insert(t);
+    let read = |x: u8, y: u8| {
+        Table::read(&dir.join(file_name(rules, x, y)), rules, x, y).map_err(|e| {
+            let (a, b) = job_of(x, y);
+            format!("{name} needs {x}v{y} (job {a}v{b}): {e}")
+        })
+    };
+    if hold_inputs {
+        for &(x, y) in &job.reads {
+            if let std::collections::hash_map::Entry::Vacant(slot) = cache.entry((x, y)) {
+                slot.insert(read(x, y)?);
+            }
         }
     }
     reset_peak_memory();
-    let (tables, stats) = solve_pair(rules, job.w, job.b, cache, &mut |line| progress::line(line))?;
-    let t0 = Instant::now();
-    // The (w, b) file last: its presence means the job is done.
-    for t in tables.iter().rev() {
-        let path = dir.join(file_name(rules, t.w, t.b));
-        t.write(&path).map_err(|e| e.to_string())?;
-    }
-    let write_secs = t0.elapsed().as_secs_f64();
+    let mut made = Vec::new();
+    let mut write_secs = 0.0;
+    // The solver hands over (b, w) first and (w, b) last: the presence of the (w, b) file
+    // means the job is done.
+    let mut stats = solve_pair_with(
+        rules,
+        job.w,
+        job.b,
+        cache,
+        &mut |x, y| read(x, y),
+        &mut |t| {
+            let t0 = Instant::now();
+            t.write(&dir.join(file_name(rules, t.w, t.b)))
+                .map_err(|e| e.to_string())?;
+            write_secs += t0.elapsed().as_secs_f64();
+            if keep {
+                made.push(t);
+            }
+            Ok(())
+        },
+        &mut |line| progress::line(line),
+    )?;
+    stats.secs -= write_secs;
     let rate = stats.positions as f64 / stats.secs.max(1e-9);
-    let peak = peak_memory().map_or(String::new(), |kb| match kb {
-        0..1_000_000 => format!(", peak memory {} MB", kb / 1000),
-        _ => format!(", peak memory {:.2} GB", kb as f64 / 1e6),
+    // VmHWM counts kibibytes; shown in the units `/usr/bin/time -v` and the estimates use.
+    let peak = peak_memory().map_or(String::new(), |kib| {
+        format!(", peak memory {}", resources::human(kib * 1024))
     });
     progress::line(&format!(
         "{rules} {name}: solved {} positions ({} slots), {} levels, setup {:.1}s, total {:.1}s, {:.2} M positions/s, written in {write_secs:.1}s{peak}",
@@ -705,10 +727,8 @@ fn run_job(
     ));
     totals.0 += stats.positions;
     totals.1 += stats.secs;
-    if keep {
-        for t in tables {
-            cache.insert((t.w, t.b), t);
-        }
+    for t in made {
+        cache.insert((t.w, t.b), t);
     }
     Ok(true)
 }
@@ -740,17 +760,38 @@ fn generate_only(rules: Rules, job: &str, dir: &Path) -> Result<(), String> {
     }
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let job = Job::new(rules, w, b);
-    run_job(&job, dir, &mut HashMap::new(), false, &mut (0, 0.0)).map(|_| ())
+    run_job(&job, dir, &mut HashMap::new(), false, false, &mut (0, 0.0)).map(|_| ())
 }
 
-fn generate(rules: Rules, max_pieces: u8, max_side: u8, dir: &Path) -> Result<(), String> {
+/// States, before a run of moving jobs, whether they keep tables between jobs.
+fn say_how_tables_are_held(needs: &setup::Needs, keep: bool, budget: Option<u64>, how: &str) {
+    let budget = budget.map_or("none".into(), resources::human);
+    if keep {
+        log::info!("memory budget {budget} ({how}): tables later jobs read are kept in memory");
+    } else {
+        progress::line(&format!(
+            "memory budget {budget} ({how}) is below the {} that keeping tables between jobs needs: each job reads its inputs from the files, peak about {}",
+            resources::human(needs.memory),
+            resources::human(needs.lean_memory)
+        ));
+    }
+}
+
+/// Generates the moving jobs up to `max_pieces` into `dir`; `keep`: see [`run_jobs`].
+fn generate(
+    rules: Rules,
+    max_pieces: u8,
+    max_side: u8,
+    dir: &Path,
+    keep: bool,
+) -> Result<(), String> {
     if max_pieces < 6 {
         return Err("--max-pieces must be at least 6 (3 v 3)".into());
     }
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let jobs = plan(rules, max_pieces, max_side);
     let progress = progress::Progress::new("generate", slots_left(&jobs, dir), "slots");
-    run_jobs(&jobs, dir, &progress)
+    run_jobs(&jobs, dir, &progress, keep)
 }
 
 /// Slots of the jobs whose files are not all in `dir`.
@@ -761,8 +802,16 @@ fn slots_left(jobs: &[Job], dir: &Path) -> u64 {
         .sum()
 }
 
-/// Runs `jobs` (inputs first) into `dir`, keeping in memory the tables later jobs read.
-fn run_jobs(jobs: &[Job], dir: &Path, progress: &progress::Progress) -> Result<(), String> {
+/// Runs `jobs` (inputs first) into `dir`. With `keep`, the tables later jobs read stay in
+/// memory (each file is read once); without, no table is held between jobs (each job reads its
+/// inputs from the files, one at a time: the peak is the biggest job's own, 5.5 GB for nine
+/// instead of 9.65).
+fn run_jobs(
+    jobs: &[Job],
+    dir: &Path,
+    progress: &progress::Progress,
+    keep: bool,
+) -> Result<(), String> {
     let start = Instant::now();
     let mut cache: HashMap<(u8, u8), Table> = HashMap::new();
     let mut totals = (0u64, 0f64);
@@ -771,12 +820,13 @@ fn run_jobs(jobs: &[Job], dir: &Path, progress: &progress::Progress) -> Result<(
         // read 1 to 2 GB of them).
         let needed = |t: &(u8, u8)| jobs[k..].iter().any(|j| j.reads.contains(t));
         cache.retain(|t, _| needed(t));
-        let keep = job
-            .tables
-            .iter()
-            .any(|t| jobs[k + 1..].iter().any(|j| j.reads.contains(t)));
+        let keep_own = keep
+            && job
+                .tables
+                .iter()
+                .any(|t| jobs[k + 1..].iter().any(|j| j.reads.contains(t)));
         progress.note(format!("job {}", job.name()));
-        if run_job(job, dir, &mut cache, keep, &mut totals)? {
+        if run_job(job, dir, &mut cache, keep_own, keep, &mut totals)? {
             progress.inc(job.slots());
         }
     }
@@ -822,12 +872,13 @@ fn run_setup(
     if dry_run {
         for (step, c) in s.steps.iter().zip(s.costs()) {
             eprintln!(
-                "  {}{}: {} positions, disk {}, peak memory {}, {} of one thread",
+                "  {}{}: {} positions, disk {}, peak memory {} ({} holding no table between jobs), {} of one thread",
                 step.name(),
                 if step.present(&dir) { " (done)" } else { "" },
                 c.slots,
                 resources::human(c.disk),
                 resources::human(c.memory),
+                resources::human(c.lean_memory),
                 resources::human_secs(c.thread_secs)
             );
         }
@@ -836,6 +887,8 @@ fn run_setup(
     if dry_run {
         return Ok(());
     }
+    let keep = needs.keeps_tables(budget);
+    say_how_tables_are_held(&needs, keep, budget, &how);
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let start = Instant::now();
     let progress = progress::Progress::new("setup", needs.slots, "positions");
@@ -847,7 +900,7 @@ fn run_setup(
             _ => None,
         })
         .collect();
-    run_jobs(&jobs, &dir, &progress)?;
+    run_jobs(&jobs, &dir, &progress, keep)?;
     for step in &s.steps {
         if let setup::Step::Placing {
             max_material,
