@@ -42,21 +42,22 @@ fn quoted_after(text: &str, prefix: &str) -> BTreeSet<String> {
         .collect()
 }
 
-/// The string literals directly inside every call `t(...)` of the page's script (not inside
+/// The string literals directly inside every call `name(...)` of the page's script (not inside
 /// nested brackets): the keys it asks for, the alternatives of a `? :` included.
-fn keys_in_t_calls(js: &str) -> BTreeSet<String> {
+fn keys_in_calls(js: &str, name: &str) -> BTreeSet<String> {
     let b = js.as_bytes();
+    let call = format!("{name}(");
     let mut out = BTreeSet::new();
     let mut i = 0;
-    while let Some(k) = js[i..].find("t(") {
+    while let Some(k) = js[i..].find(&call) {
         let at = i + k;
-        i = at + 2;
+        i = at + call.len();
         let word_before =
             at > 0 && (b[at - 1].is_ascii_alphanumeric() || b[at - 1] == b'_' || b[at - 1] == b'.');
         if word_before {
             continue;
         }
-        let (mut depth, mut j) = (1, at + 2);
+        let (mut depth, mut j) = (1, at + call.len());
         while j < b.len() && depth > 0 {
             match b[j] {
                 b'(' | b'{' | b'[' => depth += 1,
@@ -150,13 +151,16 @@ fn every_key_the_page_uses_exists() {
     let js = std::fs::read_to_string(web().join("app.js")).unwrap();
     let mut used = quoted_after(&html, "data-i18n=\"");
     used.extend(quoted_after(&html, "data-i18n-title=\""));
-    used.extend(keys_in_t_calls(&js));
+    used.extend(keys_in_calls(&js, "t"));
+    // t() in the wording of a touch screen.
+    used.extend(keys_in_calls(&js, "tc"));
     // Keys the page looks up in its tables (reasons, why there are no exact hints, results).
     for table in [
         "const REASONS = {",
         "const WHY = {",
         "const RESULT_WORD = {",
         "const GRADES = {",
+        "const TAP = {",
     ] {
         let at = js
             .find(table)
