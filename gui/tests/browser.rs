@@ -1630,6 +1630,37 @@ async fn languages(c: &Client, s: &Server) -> R<()> {
             screenshot(c, &format!("lang-{code}")).await;
             tab(c, "play").await?;
         }
+        if code == "ru" {
+            // A request the server refuses: its message in the page's language.
+            tab(c, "records").await?;
+            set_value(c, "fen-input", "xyz").await?;
+            click_id(c, "fen-set").await?;
+            let want = tr["e_not_fen"]
+                .as_str()
+                .unwrap_or("?")
+                .replace("{fen}", "xyz");
+            let deadline = Instant::now() + Duration::from_secs(10);
+            loop {
+                let v = c
+                    .execute(
+                        "const t = document.getElementById('toast'); return {text: t.hidden ? '' : t.textContent,
+                           key: document.getElementById('app').dataset.lastErrorKey || ''};",
+                        vec![],
+                    )
+                    .await
+                    .map_err(err)?;
+                if v["text"] == want.as_str() && v["key"] == "e_not_fen" {
+                    break;
+                }
+                if Instant::now() > deadline {
+                    return Err(format!(
+                        "the refusal is not shown in Russian ('{want}'): {v}"
+                    ));
+                }
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            tab(c, "play").await?;
+        }
     }
     Ok(())
 }

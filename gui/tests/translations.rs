@@ -195,3 +195,58 @@ fn every_key_the_page_uses_exists() {
         }
     }
 }
+
+/// Every `refusal!("key", "text", ...)` and `bad!(...)` of the server (its refusals of a
+/// request, sent to the page with the key and the values of the text's places): the key is in
+/// the English file with the very same text, so the page shows the server's words in English
+/// and their translation elsewhere (the other languages are held to the English keys above).
+#[test]
+fn every_refusal_of_the_server_has_its_text() {
+    let en = load("en");
+    let mut found = 0;
+    let mut stack = vec![PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src")];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            if path.extension().is_none_or(|e| e != "rs") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            // Code only: the macros' own documentation shows a made-up call.
+            let code: String = text
+                .lines()
+                .filter(|l| !l.trim_start().starts_with("//"))
+                .collect::<Vec<_>>()
+                .join("\n");
+            for call in ["refusal!(", "bad!("] {
+                for part in code.split(call).skip(1) {
+                    let mut lits = part.split('"');
+                    let (Some(_), Some(key), Some(_), Some(template)) =
+                        (lits.next(), lits.next(), lits.next(), lits.next())
+                    else {
+                        continue;
+                    };
+                    // A macro's own definition passes its arguments on, not a key.
+                    if !key.starts_with("e_") {
+                        continue;
+                    }
+                    found += 1;
+                    assert_eq!(
+                        en.get(key).and_then(|v| v.as_str()),
+                        Some(template),
+                        "{}: the refusal {key} and en.json differ",
+                        path.display()
+                    );
+                }
+            }
+        }
+    }
+    assert!(
+        found > 40,
+        "only {found} refusals found in the server's code"
+    );
+}

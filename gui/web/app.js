@@ -153,7 +153,14 @@ function handle(m) {
     case "state": return onState(m);
     case "info": return onInfo(m);
     case "preview": preview = m; return render();
-    case "error": toast(m.message); app.dataset.lastError = m.message; return;
+    case "error": {
+      // The server's text in the page's language where the language files have its key.
+      const text = m.key && EN[m.key] !== undefined ? t(m.key, m.vars || {}) : m.message;
+      toast(text);
+      app.dataset.lastError = m.message;
+      app.dataset.lastErrorKey = m.key || "";
+      return;
+    }
     case "engine_status":
       if (m.status === "starting") {
         const text = t(m.stage === "tables" ? "getting_ready_tables" : "getting_ready");

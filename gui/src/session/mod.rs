@@ -3,6 +3,27 @@
 //! The page sends typed JSON requests; this side checks each of them and composes every
 //! engine command itself. The game record lives here; the page draws what it is sent.
 
+/// `refusal!("e_key", "English text with {name}", name = value, ...)`: a [`Refusal`], its
+/// text made from the template, which is also the English text of `e_key` in the page's
+/// language files (tests/translations.rs holds the two equal).
+macro_rules! refusal {
+    ($key:literal, $text:literal $(, $name:ident = $val:expr)* $(,)?) => {{
+        $(let $name: String = ($val).to_string();)*
+        $crate::session::Refusal {
+            key: $key,
+            text: format!($text $(, $name = $name)*),
+            vars: vec![$((stringify!($name), $name)),*],
+        }
+    }};
+}
+
+/// `bad!(...)`: the request is refused, with a [`refusal!`] for the page.
+macro_rules! bad {
+    ($($t:tt)*) => {
+        Err($crate::session::Failure::Bad(refusal!($($t)*)))
+    };
+}
+
 mod clock;
 mod hints;
 mod link;
@@ -109,9 +130,29 @@ struct Review {
     values: Vec<Option<Vec<hints::MoveValue>>>,
 }
 
+/// A request refused, as the page is told: the key of the text in the page's language files,
+/// the values of the text's `{name}` places, and the English text (for the log, and for a
+/// page without the key).
+pub(crate) struct Refusal {
+    key: &'static str,
+    vars: Vec<(&'static str, String)>,
+    text: String,
+}
+
+impl Refusal {
+    fn message(&self) -> Value {
+        let vars: serde_json::Map<String, Value> = self
+            .vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), Value::from(v.as_str())))
+            .collect();
+        json!({"type": "error", "message": self.text, "key": self.key, "vars": vars})
+    }
+}
+
 /// Why a request failed: the page's fault (a message for it) or the engine's.
 enum Failure {
-    Bad(String),
+    Bad(Refusal),
     Engine(EngineError),
 }
 
@@ -125,10 +166,6 @@ type Res<T> = Result<T, Failure>;
 
 /// How often a running infinite search is checked with `isready`.
 const PING_EVERY: Duration = Duration::from_secs(10);
-
-fn bad<T>(msg: impl Into<String>) -> Res<T> {
-    Err(Failure::Bad(msg.into()))
-}
 
 /// The options the page sets through its own controls or never (the server's choice).
 const RESERVED_OPTIONS: [&str; 6] = [
@@ -237,16 +274,15 @@ impl Session {
         }
     }
 
-    fn error(&mut self, text: impl Into<String>) {
-        let text = text.into();
-        log::info!("request refused: {text}");
-        self.push(json!({"type": "error", "message": text}));
+    fn error(&mut self, r: Refusal) {
+        log::info!("request refused: {}", r.text);
+        self.push(r.message());
     }
 
     fn eng(&mut self) -> Res<&mut Engine> {
         match self.engine.as_mut() {
             Some(e) => Ok(e),
-            None => bad("no engine is running"),
+            None => bad!("e_no_engine", "no engine is running"),
         }
     }
 
@@ -281,7 +317,7 @@ impl Session {
             tokio::select! {
                 m = stream.next() => match m {
                     Some(Ok(Message::Text(t))) => self.on_text(t.as_str()).await,
-                    Some(Ok(Message::Binary(_))) => self.error("binary messages are not understood"),
+                    Some(Ok(Message::Binary(_))) => self.error(refusal!("e_binary", "binary messages are not understood")),
                     Some(Ok(Message::Close(_))) | None | Some(Err(_)) => break,
                     Some(Ok(_)) => {}
                 },
@@ -296,14 +332,22 @@ impl Session {
 
     async fn on_text(&mut self, text: &str) {
         if text.len() > MAX_REQUEST {
-            return self.error(format!(
-                "request of {} bytes refused (the limit is {MAX_REQUEST})",
-                text.len()
+            return self.error(refusal!(
+                "e_too_long",
+                "request of {bytes} bytes refused (the limit is {limit})",
+                bytes = text.len(),
+                limit = MAX_REQUEST
             ));
         }
         let req: Request = match serde_json::from_str(text) {
             Ok(r) => r,
-            Err(e) => return self.error(format!("bad request: {}", cut(&e.to_string()))),
+            Err(e) => {
+                return self.error(refusal!(
+                    "e_bad_request",
+                    "bad request: {why}",
+                    why = cut(&e.to_string())
+                ))
+            }
         };
         log::debug!("request {req:?}");
         let r = self.handle(req).await;
@@ -327,10 +371,16 @@ impl Session {
             Request::Move { token } => self.human_move(token).await,
             Request::Goto { ply } => {
                 if self.review.is_some() {
-                    return bad("a review is running; stop it first");
+                    return bad!(
+                        "e_review_running_stop",
+                        "a review is running; stop it first"
+                    );
                 }
                 if matches!(self.search, Search::Play { .. }) {
-                    return bad("the engine is thinking; wait for its move");
+                    return bad!(
+                        "e_engine_thinking",
+                        "the engine is thinking; wait for its move"
+                    );
                 }
                 self.stop_all().await?;
                 self.preview = false;
@@ -341,7 +391,10 @@ impl Session {
             Request::Takeback => self.takeback().await,
             Request::Resign => {
                 if self.game_over_at_end() || self.moves.len() != self.cursor {
-                    return bad("there is no game going on at this position to resign");
+                    return bad!(
+                        "e_no_resign",
+                        "there is no game going on at this position to resign"
+                    );
                 }
                 let side = match self.players {
                     [Player::Human, Player::Engine] => 0,
@@ -357,7 +410,11 @@ impl Session {
             Request::SetFen { fen } => {
                 let fen = normalise_fen(&fen);
                 if !is_fen(&fen) {
-                    return bad(format!("'{}' is not a position string", cut(&fen)));
+                    return bad!(
+                        "e_not_fen",
+                        "'{fen}' is not a position string",
+                        fen = cut(&fen)
+                    );
                 }
                 self.stop_all().await?;
                 let (v, f) = (self.variant.clone(), self.flying);
@@ -367,11 +424,11 @@ impl Session {
             }
             Request::LoadPgn { text } => match records::parse_pgn(&text) {
                 Ok(g) => self.load(g).await,
-                Err(e) => bad(format!("PGN: {e}")),
+                Err(e) => bad!("e_pgn", "PGN: {why}", why = e),
             },
             Request::LoadJsonl { line } => match records::parse_jsonl(&line) {
                 Ok(g) => self.load(g).await,
-                Err(e) => bad(format!("JSONL: {e}")),
+                Err(e) => bad!("e_jsonl", "JSONL: {why}", why = e),
             },
             Request::ExportPgn => {
                 let name = |p: Player, e: &Option<Engine>| match p {
@@ -436,12 +493,15 @@ impl Session {
             Request::SetOption { name, value } => self.set_option(name, value).await,
             Request::Analyse { on: true, .. } if self.puzzle_solving() => {
                 self.send_state();
-                bad("no analysis while a puzzle is being solved")
+                bad!(
+                    "e_puzzle_no_analysis",
+                    "no analysis while a puzzle is being solved"
+                )
             }
             Request::Analyse { on, multipv } => {
                 self.multipv = multipv.clamp(1, 5);
                 if on && self.review.is_some() {
-                    return bad("a review is running");
+                    return bad!("e_review_running", "a review is running");
                 }
                 self.analysis_on = on;
                 if self.search == Search::Analysis {
@@ -452,7 +512,10 @@ impl Session {
             }
             Request::Hints { on } if on && self.puzzle_solving() => {
                 self.send_state();
-                bad("no table hints while a puzzle is being solved: use the puzzle's hint")
+                bad!(
+                    "e_puzzle_no_hints",
+                    "no table hints while a puzzle is being solved: use the puzzle's hint"
+                )
             }
             Request::Hints { on } => {
                 self.hints_on = on;
@@ -484,10 +547,10 @@ impl Session {
             Request::PuzzleLine => self.puzzle_line().await,
             Request::Go => {
                 if self.puzzles.current.is_some() {
-                    return bad("the engine does not play in a puzzle");
+                    return bad!("e_puzzle_no_engine", "the engine does not play in a puzzle");
                 }
                 if matches!(self.search, Search::Play { .. }) {
-                    return bad("the engine is already thinking");
+                    return bad!("e_engine_already", "the engine is already thinking");
                 }
                 self.paused = false;
                 // Let the engine play the side to move.
@@ -520,22 +583,32 @@ impl Session {
                 let v = o.vars.iter().find(|x| x.eq_ignore_ascii_case(variant));
                 match v {
                     Some(v) => cmds.push(format!("setoption name {} value {v}", o.name)),
-                    None => return bad(format!("the engine has no variant '{}'", cut(variant))),
+                    None => {
+                        return bad!(
+                            "e_no_variant",
+                            "the engine has no variant '{variant}'",
+                            variant = cut(variant)
+                        )
+                    }
                 }
             }
-            None if variant != "nine" => return bad("the engine plays only nine"),
+            None if variant != "nine" => return bad!("e_only_nine", "the engine plays only nine"),
             None => {}
         }
         match e.option("Flying") {
             Some(o) => cmds.push(format!("setoption name {} value {flying}", o.name)),
-            None if !flying => return bad("the engine has no Flying option"),
+            None if !flying => return bad!("e_no_flying", "the engine has no Flying option"),
             None => {}
         }
         cmds.push("ucinewgame".into());
         cmds.push("position startpos".into());
         let answers = e.sync(&cmds).await?;
         if let Some(a) = answers.first() {
-            return bad(format!("the engine refused the rules: {a}"));
+            return bad!(
+                "e_rules_refused",
+                "the engine refused the rules: {why}",
+                why = strip_error(a)
+            );
         }
         Ok(())
     }
@@ -543,13 +616,29 @@ impl Session {
     async fn reset_game(&mut self, variant: &str, flying: bool, fen: Option<String>) -> Res<()> {
         let variant = variant.to_ascii_lowercase();
         if variant != "nine" && variant != "twelve" {
-            return bad(format!("unknown variant '{}'", cut(&variant)));
+            return bad!(
+                "e_unknown_variant",
+                "unknown variant '{variant}'",
+                variant = cut(&variant)
+            );
         }
         self.apply_rules(&variant, flying).await?;
         let startpos = match self.eng()?.query("fen").await? {
             Ok(f) if is_fen(&f) => f,
-            Ok(f) => return bad(format!("the engine's position string '{}' is odd", cut(&f))),
-            Err(e) => return bad(format!("the engine has no query fen: {e}")),
+            Ok(f) => {
+                return bad!(
+                    "e_odd_fen",
+                    "the engine's position string '{fen}' is odd",
+                    fen = cut(&f)
+                )
+            }
+            Err(e) => {
+                return bad!(
+                    "e_no_query_fen",
+                    "the engine has no query fen: {why}",
+                    why = e
+                )
+            }
         };
         let start = match fen {
             Some(f) => {
@@ -559,11 +648,21 @@ impl Session {
                     let (v, fl) = (self.variant.clone(), self.flying);
                     self.apply_rules(&v, fl).await?;
                     Box::pin(self.after_change()).await;
-                    return bad(format!("position refused: {}", strip_error(a)));
+                    return bad!(
+                        "e_position_refused",
+                        "position refused: {why}",
+                        why = strip_error(a)
+                    );
                 }
                 match self.eng()?.query("fen").await? {
                     Ok(f) => f,
-                    Err(e) => return bad(e),
+                    Err(e) => {
+                        return bad!(
+                            "e_no_query_fen",
+                            "the engine has no query fen: {why}",
+                            why = e
+                        )
+                    }
                 }
             }
             None => startpos.clone(),
@@ -612,7 +711,11 @@ impl Session {
             let (v, fl) = (self.variant.clone(), self.flying);
             self.apply_rules(&v, fl).await?;
             self.after_change().await;
-            return bad(format!("the game does not replay: {}", strip_error(a)));
+            return bad!(
+                "e_no_replay",
+                "the game does not replay: {why}",
+                why = strip_error(a)
+            );
         }
         self.reset_game(&g.variant, g.flying, g.fen.clone()).await?;
         self.moves = g.moves;
@@ -659,10 +762,11 @@ impl Session {
         let n = cmds.len() - 1;
         if answers.len() != n {
             // The position itself was refused (its error line comes first).
-            return bad(format!(
-                "the engine refused the position: {}",
-                answers.first().map(|a| strip_error(a)).unwrap_or_default()
-            ));
+            return bad!(
+                "e_engine_position",
+                "the engine refused the position: {why}",
+                why = answers.first().map(|a| strip_error(a)).unwrap_or_default()
+            );
         }
         let val = |i: usize| -> Option<String> {
             answers[i]
@@ -782,7 +886,11 @@ impl Session {
         let e = self.eng()?;
         let answers = e.sync(&[format!("go {params}")]).await?;
         if let Some(a) = answers.first() {
-            return bad(format!("the engine refused go: {}", strip_error(a)));
+            return bad!(
+                "e_engine_go",
+                "the engine refused go: {why}",
+                why = strip_error(a)
+            );
         }
         e.searching = true;
         Ok(())
@@ -894,13 +1002,17 @@ impl Session {
     async fn human_move(&mut self, token: String) -> Res<()> {
         let token = token.to_ascii_lowercase();
         if !is_move_token(&token) {
-            return bad(format!("'{}' is not a move", cut(&token)));
+            return bad!("e_not_move", "'{token}' is not a move", token = cut(&token));
         }
         if !self.human_may_move() {
-            return bad("it is not your move");
+            return bad!("e_not_your_move", "it is not your move");
         }
         if !self.pos.legal.contains(&token) {
-            return bad(format!("{token} is not a legal move here"));
+            return bad!(
+                "e_illegal",
+                "{token} is not a legal move here",
+                token = &token
+            );
         }
         self.stop_all().await?;
         if self.puzzle_solving() {
@@ -931,10 +1043,10 @@ impl Session {
 
     async fn takeback(&mut self) -> Res<()> {
         if self.review.is_some() {
-            return bad("a review is running");
+            return bad!("e_review_running", "a review is running");
         }
         if self.moves.is_empty() {
-            return bad("there is no move to take back");
+            return bad!("e_no_takeback", "there is no move to take back");
         }
         self.stop_all().await?;
         self.preview = false;
@@ -961,10 +1073,13 @@ impl Session {
 
     async fn preview(&mut self, moves: Vec<String>) -> Res<()> {
         if moves.is_empty() || moves.len() > 64 || !moves.iter().all(|m| is_move_token(m)) {
-            return bad("a line to show must be 1 to 64 moves");
+            return bad!("e_line_length", "a line to show must be 1 to 64 moves");
         }
         if matches!(self.search, Search::Play { .. }) || self.review.is_some() {
-            return bad("the engine is busy; lines can be shown while it is not playing");
+            return bad!(
+                "e_line_busy",
+                "the engine is busy; lines can be shown while it is not playing"
+            );
         }
         self.stop_all().await?;
         let mut all = self.moves[..self.cursor].to_vec();
@@ -974,10 +1089,11 @@ impl Session {
         if answers.len() != 1 {
             self.preview = false;
             self.after_change().await;
-            return bad(format!(
-                "the line does not play: {}",
-                answers.first().map(|a| strip_error(a)).unwrap_or_default()
-            ));
+            return bad!(
+                "e_line_refused",
+                "the line does not play: {why}",
+                why = answers.first().map(|a| strip_error(a)).unwrap_or_default()
+            );
         }
         let fen = answers[0]
             .strip_prefix("response")
@@ -1067,10 +1183,11 @@ impl Session {
         if !self.pos.legal.contains(&best) {
             self.paused = true;
             self.send_state();
-            return bad(format!(
-                "the engine played '{}', which is not legal here; press Go to let it try again",
-                cut(&best)
-            ));
+            return bad!(
+                "e_engine_illegal",
+                "the engine played '{token}', which is not legal here; press Go to let it try again",
+                token = cut(&best)
+            );
         }
         if let Some(s) = self.last_info.as_ref().and_then(|i| i.score) {
             let white = self.pos.white_to_move;
