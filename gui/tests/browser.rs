@@ -1396,6 +1396,18 @@ async fn phone(c: &Client, s: &Server) -> R<()> {
         if w < vw - 40.0 || v["side"].as_f64() < v["bottom"].as_f64() || v["scroll"].as_f64() > Some(vw + 1.0) {
             return Err(format!("not a phone layout: {v}"));
         }
+        // A desktop browser: the page says "click" until a finger touches it.
+        let touch = |c: &Client| {
+            let c = c.clone();
+            async move {
+                c.execute("return document.getElementById('app').dataset.touch", vec![])
+                    .await
+                    .map_err(err)
+            }
+        };
+        if touch(c).await? != "false" || status_text(c).await?.contains("tap") {
+            return Err(format!("before any tap the page takes itself for a touch screen: '{}'", status_text(c).await?));
+        }
         let mut r = RefEngine::start();
         for p in ["d6", "f4"] {
             let n = snapshot(c).await?["moves"].as_str().unwrap_or("").split_whitespace().count();
@@ -1404,6 +1416,9 @@ async fn phone(c: &Client, s: &Server) -> R<()> {
             let legal = r.query(&setup, "legalmoves");
             let tap = if legal.split_whitespace().any(|m| m == p) { p.to_string() } else { legal.split_whitespace().next().unwrap().to_string() };
             tap_point(c, &tap).await?;
+            if touch(c).await? != "true" {
+                return Err("a tap did not tell the page that a finger is in use".into());
+            }
             let snap = wait_for(c, "the engine's answer", 20, move |x| {
                 x["moves"].as_str().unwrap_or("").split_whitespace().count() >= n + 2
             })
@@ -1469,6 +1484,7 @@ async fn phone(c: &Client, s: &Server) -> R<()> {
         tokio::time::sleep(Duration::from_millis(300)).await;
         screenshot(c, "phone-game-over").await;
         click_id(c, "result-close").await?;
+        c.execute("window.scrollTo(0, 0)", vec![]).await.map_err(err)?;
         tokio::time::sleep(Duration::from_millis(300)).await;
         screenshot(c, "phone-game").await;
         Ok(())
@@ -1872,13 +1888,44 @@ async fn puzzles(c: &Client, s: &Server, puzzles: &[Value]) -> R<()> {
         return Err(format!("the phone layout scrolls sideways: {v}"));
     }
 
-    // In German.
-    select(c, "lang", "de").await?;
-    let v = wait_puzzle(c, "the tab in German", |v| v["tab"] == "Aufgaben").await?;
-    if !v["task"].as_str().unwrap_or("").contains("Zug") {
-        return Err(format!("the task is not in German: {v}"));
+    // In the other languages: the tab's name and the task in the language's words.
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("web/lang");
+    for code in ["it", "fr", "de", "ru"] {
+        let text = std::fs::read_to_string(dir.join(format!("{code}.json"))).map_err(err)?;
+        let tr: Value = serde_json::from_str(&text).map_err(err)?;
+        select(c, "lang", code).await?;
+        let name = tr["tab_puzzles"].as_str().unwrap_or("?").to_string();
+        let v = wait_puzzle(c, &format!("the tab in {code}"), |v| {
+            v["tab"] == name.as_str()
+        })
+        .await?;
+        let template = if p1["value"] == "win" {
+            "pz_task_win"
+        } else {
+            "pz_task_draw"
+        };
+        let side = if p1["side"] == "white" {
+            "white"
+        } else {
+            "black"
+        };
+        let want = tr[template]
+            .as_str()
+            .unwrap_or("?")
+            .replace("{side}", tr[side].as_str().unwrap_or("?"))
+            .replace("{fails}", &p1["fails"].to_string())
+            .replace("{legal}", &p1["legal"].to_string());
+        if v["task"] != want.as_str() {
+            return Err(format!(
+                "{code}: the task reads {}, not '{want}'",
+                v["task"]
+            ));
+        }
+        c.execute("window.scrollTo(0, 0)", vec![])
+            .await
+            .map_err(err)?;
+        screenshot(c, &format!("puzzles-{code}")).await;
     }
-    screenshot(c, "puzzles-de").await;
     select(c, "lang", "en").await?;
     Ok(())
 }
