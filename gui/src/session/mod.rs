@@ -2,6 +2,12 @@
 //!
 //! The page sends typed JSON requests; this side checks each of them and composes every
 //! engine command itself. The game record lives here; the page draws what it is sent.
+//!
+//! Here: the requests' dispatch, the engine's lines, the position at the cursor and the state
+//! sent to the page. Beside it, each concern in its own file: `play` (moves, take back, resign,
+//! players and time), `analysis` (the infinite search, lines shown, MultiPV), `records`
+//! (position strings, PGN and JSONL), `review`, `hints`, `puzzles`, `options`, `clock`, and
+//! `link` (the engine process: start, failure, restart).
 
 /// `refusal!("e_key", "English text with {name}", name = value, ...)`: a [`Refusal`], its
 /// text made from the template, which is also the English text of `e_key` in the page's
@@ -24,16 +30,19 @@ macro_rules! bad {
     };
 }
 
+mod analysis;
 mod clock;
 mod hints;
 mod link;
 mod options;
+mod play;
 mod puzzles;
+mod records;
 mod review;
 
 use crate::engine::{parse_info, Engine, EngineError, Info, Score};
-use crate::records::{self, cut, mills_from_fen, Export, Loaded};
-use crate::validate::{is_fen, is_move_token, normalise_fen, MAX_REQUEST};
+use crate::records::{cut, mills_from_fen};
+use crate::validate::{is_fen, is_move_token, MAX_REQUEST};
 use axum::extract::ws::{Message, WebSocket};
 use futures_util::{SinkExt, StreamExt};
 use serde::{Deserialize, Serialize};
@@ -389,107 +398,13 @@ impl Session {
                 Ok(())
             }
             Request::Takeback => self.takeback().await,
-            Request::Resign => {
-                if self.game_over_at_end() || self.moves.len() != self.cursor {
-                    return bad!(
-                        "e_no_resign",
-                        "there is no game going on at this position to resign"
-                    );
-                }
-                let side = match self.players {
-                    [Player::Human, Player::Engine] => 0,
-                    [Player::Engine, Player::Human] => 1,
-                    _ => self.side_at(self.moves.len()).unwrap_or(0),
-                };
-                self.stop_all().await?;
-                let result = if side == 0 { "0-1" } else { "1-0" };
-                self.end_forced = Some((result.into(), "resign".into()));
-                self.after_change().await;
-                Ok(())
-            }
-            Request::SetFen { fen } => {
-                let fen = normalise_fen(&fen);
-                if !is_fen(&fen) {
-                    return bad!(
-                        "e_not_fen",
-                        "'{fen}' is not a position string",
-                        fen = cut(&fen)
-                    );
-                }
-                self.stop_all().await?;
-                let (v, f) = (self.variant.clone(), self.flying);
-                self.reset_game(&v, f, Some(fen)).await?;
-                self.after_change().await;
-                Ok(())
-            }
-            Request::LoadPgn { text } => match records::parse_pgn(&text) {
-                Ok(g) => self.load(g).await,
-                Err(e) => bad!("e_pgn", "PGN: {why}", why = e),
-            },
-            Request::LoadJsonl { line } => match records::parse_jsonl(&line) {
-                Ok(g) => self.load(g).await,
-                Err(e) => bad!("e_jsonl", "JSONL: {why}", why = e),
-            },
-            Request::ExportPgn => {
-                let name = |p: Player, e: &Option<Engine>| match p {
-                    Player::Human => "Human".to_string(),
-                    Player::Engine => e.as_ref().map_or("engine".into(), |e| e.name.clone()),
-                };
-                let (result, reason) = self
-                    .end_forced
-                    .clone()
-                    .or(self.end_rules.clone())
-                    .unwrap_or(("*".into(), String::new()));
-                let white = name(self.players[0], &self.engine);
-                let black = name(self.players[1], &self.engine);
-                let text = records::to_pgn(&Export {
-                    variant: &self.variant,
-                    flying: self.flying,
-                    start_fen: &self.start_fen,
-                    is_standard_start: self.start_fen == self.startpos_fen,
-                    moves: &self.moves,
-                    white: &white,
-                    black: &black,
-                    result: &result,
-                    reason: &reason,
-                    date: today(),
-                });
-                self.push(json!({"type": "pgn", "text": text}));
-                Ok(())
-            }
-            Request::SetPlayers { white, black } => {
-                if matches!(self.search, Search::Play { .. }) {
-                    self.stop_all().await?;
-                }
-                self.players = [white, black];
-                self.paused = false;
-                self.after_change().await;
-                Ok(())
-            }
-            Request::SetLimit { limit } => {
-                let limit = match limit {
-                    Limit::Movetime { ms } => Limit::Movetime {
-                        ms: ms.clamp(10, 600_000),
-                    },
-                    Limit::Depth { depth } => Limit::Depth {
-                        depth: depth.clamp(1, 100),
-                    },
-                    Limit::Clock { base_ms, inc_ms } => Limit::Clock {
-                        base_ms: base_ms.clamp(1000, 36_000_000),
-                        inc_ms: inc_ms.min(600_000),
-                    },
-                };
-                if matches!(self.search, Search::Play { .. }) {
-                    self.stop_all().await?;
-                }
-                self.limit = limit;
-                if let Limit::Clock { base_ms, .. } = limit {
-                    self.clocks = [base_ms as i64, base_ms as i64];
-                    self.turn_start = Instant::now();
-                }
-                self.after_change().await;
-                Ok(())
-            }
+            Request::Resign => self.resign().await,
+            Request::SetFen { fen } => self.set_fen(fen).await,
+            Request::LoadPgn { text } => self.load_pgn(&text).await,
+            Request::LoadJsonl { line } => self.load_jsonl(&line).await,
+            Request::ExportPgn => self.export_pgn(),
+            Request::SetPlayers { white, black } => self.set_players(white, black).await,
+            Request::SetLimit { limit } => self.set_limit(limit).await,
             Request::SetOption { name, value } => self.set_option(name, value).await,
             Request::Analyse { on: true, .. } if self.puzzle_solving() => {
                 self.send_state();
@@ -498,18 +413,7 @@ impl Session {
                     "no analysis while a puzzle is being solved"
                 )
             }
-            Request::Analyse { on, multipv } => {
-                self.multipv = multipv.clamp(1, 5);
-                if on && self.review.is_some() {
-                    return bad!("e_review_running", "a review is running");
-                }
-                self.analysis_on = on;
-                if self.search == Search::Analysis {
-                    self.stop_all().await?;
-                }
-                self.after_change().await;
-                Ok(())
-            }
+            Request::Analyse { on, multipv } => self.analyse(on, multipv).await,
             Request::Hints { on } if on && self.puzzle_solving() => {
                 self.send_state();
                 bad!(
@@ -545,23 +449,7 @@ impl Session {
             Request::PuzzleStart { id } => self.puzzle_start(id).await,
             Request::PuzzleHint => self.puzzle_hint(),
             Request::PuzzleLine => self.puzzle_line().await,
-            Request::Go => {
-                if self.puzzles.current.is_some() {
-                    return bad!("e_puzzle_no_engine", "the engine does not play in a puzzle");
-                }
-                if matches!(self.search, Search::Play { .. }) {
-                    return bad!("e_engine_already", "the engine is already thinking");
-                }
-                self.paused = false;
-                // Let the engine play the side to move.
-                if self.cursor == self.moves.len() && !self.game_over_at_end() {
-                    let side = if self.pos.white_to_move { 0 } else { 1 };
-                    self.players[side] = Player::Engine;
-                }
-                self.stop_all().await?;
-                self.after_change().await;
-                Ok(())
-            }
+            Request::Go => self.let_engine_move().await,
         }
     }
 
@@ -694,43 +582,6 @@ impl Session {
         self.turn_start = Instant::now();
     }
 
-    async fn load(&mut self, g: Loaded) -> Res<()> {
-        self.stop_all().await?;
-        // Check the whole record with the engine before the current game is given up.
-        self.apply_rules(&g.variant, g.flying).await?;
-        let mut cmd = match &g.fen {
-            Some(f) => format!("position fen {f}"),
-            None => "position startpos".to_string(),
-        };
-        if !g.moves.is_empty() {
-            cmd.push_str(" moves ");
-            cmd.push_str(&g.moves.join(" "));
-        }
-        let answers = self.eng()?.sync(&[cmd]).await?;
-        if let Some(a) = answers.first() {
-            let (v, fl) = (self.variant.clone(), self.flying);
-            self.apply_rules(&v, fl).await?;
-            self.after_change().await;
-            return bad!(
-                "e_no_replay",
-                "the game does not replay: {why}",
-                why = strip_error(a)
-            );
-        }
-        self.reset_game(&g.variant, g.flying, g.fen.clone()).await?;
-        self.moves = g.moves;
-        self.cursor = self.moves.len();
-        self.evals = vec![None; self.moves.len() + 1];
-        self.players = [Player::Human, Player::Human];
-        self.refresh().await?;
-        if self.end_rules.is_none() {
-            self.end_forced = g.result;
-        }
-        self.cursor = 0;
-        self.after_change().await;
-        Ok(())
-    }
-
     fn position_cmd(&self, moves: &[String]) -> String {
         let mut cmd = format!("position fen {}", self.start_fen);
         if !moves.is_empty() {
@@ -847,39 +698,6 @@ impl Session {
             return self.fail(f).await;
         }
         self.send_state();
-    }
-
-    fn human_may_move(&self) -> bool {
-        let side = if self.pos.white_to_move { 0 } else { 1 };
-        self.players[side] == Player::Human
-            && !self.preview
-            && self.review.is_none()
-            && !(self.cursor == self.moves.len() && self.game_over_at_end())
-            && self.puzzle_allows_move()
-    }
-
-    fn engine_to_move(&self) -> bool {
-        let side = if self.pos.white_to_move { 0 } else { 1 };
-        self.players[side] == Player::Engine
-            && self.cursor == self.moves.len()
-            && !self.game_over_at_end()
-            && !self.pos.gameover
-            && !self.paused
-            && !self.preview
-            && self.review.is_none()
-    }
-
-    async fn set_multipv(&mut self, k: u64) -> Res<()> {
-        if self.engine_multipv == k {
-            return Ok(());
-        }
-        let e = self.eng()?;
-        if let Some(o) = e.option("MultiPV") {
-            let cmd = format!("setoption name {} value {k}", o.name);
-            e.sync(&[cmd]).await?;
-        }
-        self.engine_multipv = k;
-        Ok(())
     }
 
     async fn go(&mut self, params: String) -> Res<()> {
@@ -999,114 +817,6 @@ impl Session {
         self.push(v);
     }
 
-    async fn human_move(&mut self, token: String) -> Res<()> {
-        let token = token.to_ascii_lowercase();
-        if !is_move_token(&token) {
-            return bad!("e_not_move", "'{token}' is not a move", token = cut(&token));
-        }
-        if !self.human_may_move() {
-            return bad!("e_not_your_move", "it is not your move");
-        }
-        if !self.pos.legal.contains(&token) {
-            return bad!(
-                "e_illegal",
-                "{token} is not a legal move here",
-                token = &token
-            );
-        }
-        self.stop_all().await?;
-        if self.puzzle_solving() {
-            return self.puzzle_move(token).await;
-        }
-        self.apply_move(token);
-        self.after_change().await;
-        Ok(())
-    }
-
-    /// Plays a move at the cursor (the tail after it goes), with the clock.
-    fn apply_move(&mut self, token: String) {
-        let live = self.cursor == self.moves.len();
-        self.moves.truncate(self.cursor);
-        self.evals.truncate(self.cursor + 1);
-        self.marks.retain(|m| m.ply < self.cursor);
-        if let (Limit::Clock { inc_ms, .. }, true) = (self.limit, live) {
-            let side = if self.pos.white_to_move { 0 } else { 1 };
-            self.clocks[side] += inc_ms as i64 - self.clock_elapsed();
-        }
-        self.turn_start = Instant::now();
-        self.end_forced = None;
-        self.end_rules = None;
-        self.moves.push(token);
-        self.evals.push(None);
-        self.cursor = self.moves.len();
-    }
-
-    async fn takeback(&mut self) -> Res<()> {
-        if self.review.is_some() {
-            return bad!("e_review_running", "a review is running");
-        }
-        if self.moves.is_empty() {
-            return bad!("e_no_takeback", "there is no move to take back");
-        }
-        self.stop_all().await?;
-        self.preview = false;
-        self.paused = false;
-        let pop = |s: &mut Session| {
-            s.moves.pop();
-            s.evals.truncate(s.moves.len() + 1);
-            s.marks.retain(|m| m.ply < s.moves.len());
-            s.cursor = s.moves.len();
-            s.end_forced = None;
-        };
-        pop(self);
-        let side = self.side_at(self.moves.len()).unwrap_or(0);
-        if self.players[side] == Player::Engine
-            && self.players[1 - side] == Player::Human
-            && !self.moves.is_empty()
-        {
-            pop(self);
-        }
-        self.turn_start = Instant::now();
-        self.after_change().await;
-        Ok(())
-    }
-
-    async fn preview(&mut self, moves: Vec<String>) -> Res<()> {
-        if moves.is_empty() || moves.len() > 64 || !moves.iter().all(|m| is_move_token(m)) {
-            return bad!("e_line_length", "a line to show must be 1 to 64 moves");
-        }
-        if matches!(self.search, Search::Play { .. }) || self.review.is_some() {
-            return bad!(
-                "e_line_busy",
-                "the engine is busy; lines can be shown while it is not playing"
-            );
-        }
-        self.stop_all().await?;
-        let mut all = self.moves[..self.cursor].to_vec();
-        all.extend(moves.iter().cloned());
-        let cmd = self.position_cmd(&all);
-        let answers = self.eng()?.sync(&[cmd, "query fen".into()]).await?;
-        if answers.len() != 1 {
-            self.preview = false;
-            self.after_change().await;
-            return bad!(
-                "e_line_refused",
-                "the line does not play: {why}",
-                why = answers.first().map(|a| strip_error(a)).unwrap_or_default()
-            );
-        }
-        let fen = answers[0]
-            .strip_prefix("response")
-            .unwrap_or("")
-            .trim()
-            .to_string();
-        self.preview = true;
-        let mills = mills_from_fen(&fen, self.variant == "twelve");
-        self.send_state();
-        self.push(json!({"type": "preview", "fen": fen, "moves": moves, "mills": mills}));
-        Ok(())
-    }
-
     async fn on_engine_line(&mut self, line: Option<String>) {
         let Some(line) = line else {
             let err = match self.engine.as_mut() {
@@ -1156,47 +866,6 @@ impl Session {
             self.push(json!({"type": "engine_says", "text": s}));
         }
     }
-
-    fn on_info(&mut self, info: Info) {
-        if info.multipv.unwrap_or(1) == 1 && info.score.is_some() {
-            self.last_info = Some(info.clone());
-        }
-        let source = match self.search {
-            Search::Analysis => "analysis",
-            Search::Play { .. } => "play",
-            Search::Review { .. } => return,
-            Search::Idle => return,
-        };
-        if source == "analysis" && info.multipv.unwrap_or(1) == 1 {
-            if let Some(s) = info.score {
-                let white = self.pos.white_to_move;
-                if let Some(e) = self.evals.get_mut(self.cursor) {
-                    *e = Some(if white { s } else { s.neg() });
-                }
-            }
-        }
-        self.push(json!({"type": "info", "source": source, "info": info, "white_to_move": self.pos.white_to_move}));
-    }
-
-    async fn engine_move(&mut self, best: String, started: Instant) -> Res<()> {
-        self.last_think_ms = Some(started.elapsed().as_millis() as u64);
-        if !self.pos.legal.contains(&best) {
-            self.paused = true;
-            self.send_state();
-            return bad!(
-                "e_engine_illegal",
-                "the engine played '{token}', which is not legal here; press Go to let it try again",
-                token = cut(&best)
-            );
-        }
-        if let Some(s) = self.last_info.as_ref().and_then(|i| i.score) {
-            let white = self.pos.white_to_move;
-            self.evals[self.cursor] = Some(if white { s } else { s.neg() });
-        }
-        self.apply_move(best);
-        self.after_change().await;
-        Ok(())
-    }
 }
 
 fn strip_error(a: &str) -> String {
@@ -1218,35 +887,5 @@ async fn sleep_until(t: Option<Instant>) {
     match t {
         Some(t) => tokio::time::sleep_until(t.into()).await,
         None => std::future::pending().await,
-    }
-}
-
-/// Today's date as `YYYY.MM.DD` (UTC), without a date crate.
-fn today() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    let days = (secs / 86_400) as i64;
-    // Howard Hinnant's civil_from_days.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = if m <= 2 { y + 1 } else { y };
-    format!("{y:04}.{m:02}.{d:02}")
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn date_shape() {
-        let d = super::today();
-        assert_eq!(d.len(), 10);
-        assert!(d.starts_with("20"));
     }
 }
