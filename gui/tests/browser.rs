@@ -1058,8 +1058,326 @@ async fn keyboard_only(c: &Client, s: &Server) -> R<()> {
     Ok(())
 }
 
-/// The phone layout at 390 x 844: the board first at full width, the panels below, a game
-/// played by taps.
+/// A game of nine for two humans, every ply checked legal by the reference engine: mills and
+/// removals in the placing phase, slides, Black reduced to three and flying, and White's win
+/// on material at ply 35 (White played the engine's depth-3 move or a removal, Black its first
+/// legal move).
+const KEYBOARD_GAME: &str = "d2 a1 b2 d1 f2xa1 a1 g1 c3 b4 d3 b6xa1 a1 e3 a4 a7 c4 c5 e4 f2-f4 \
+     e4-e5 f4-f2xa1 d1-a1 b6-d6 a1-d1 d6-b6xd1 a4-a1 e3-e4 a1-d1 g1-g4 d1-a1 f2-f4xa1 d3-e3 \
+     f4-f2xc3 e3-a1 f2-f4xa1";
+
+const TAB: char = '\u{E004}';
+const SHIFT: char = '\u{E008}';
+const ENTER: char = '\u{E007}';
+const ESCAPE: char = '\u{E00C}';
+/// The arrow keys with the direction each moves the focus ring on the screen (x right, y down).
+const ARROWS: [(char, i32, i32); 4] = [
+    ('\u{E013}', 0, -1),
+    ('\u{E015}', 0, 1),
+    ('\u{E012}', -1, 0),
+    ('\u{E014}', 1, 0),
+];
+
+/// Keys pressed in one go, each pressed and released, as a keyboard does.
+async fn press_keys(c: &Client, keys: &[char]) -> R<()> {
+    use fantoccini::actions::{InputSource, KeyAction, KeyActions};
+    let mut a = KeyActions::new("keyboard".into());
+    for &k in keys {
+        a = a
+            .then(KeyAction::Down { value: k })
+            .then(KeyAction::Up { value: k });
+    }
+    c.perform_actions(a).await.map_err(err)
+}
+
+/// Tab (or Shift+Tab when `back`) until the element `id` has the keyboard focus.
+async fn tab_to(c: &Client, id: &str, back: bool) -> R<()> {
+    use fantoccini::actions::{InputSource, KeyAction, KeyActions};
+    for _ in 0..40 {
+        let at = c
+            .execute(
+                "return document.activeElement ? document.activeElement.id : ''",
+                vec![],
+            )
+            .await
+            .map_err(err)?;
+        if at == id {
+            return Ok(());
+        }
+        let mut a = KeyActions::new("keyboard".into());
+        if back {
+            a = a.then(KeyAction::Down { value: SHIFT });
+        }
+        a = a
+            .then(KeyAction::Down { value: TAB })
+            .then(KeyAction::Up { value: TAB });
+        if back {
+            a = a.then(KeyAction::Up { value: SHIFT });
+        }
+        c.perform_actions(a).await.map_err(err)?;
+    }
+    Err(format!("Tab never reached #{id}"))
+}
+
+/// A point's place on the board as drawn unflipped, in steps: x to the right, y down.
+fn point_xy(p: &str) -> (i32, i32) {
+    let b = p.as_bytes();
+    ((b[0] - b'a') as i32, (b'7' - b[1]) as i32)
+}
+
+/// Where an arrow moves the ring from `p`, as board.js's `neighbour` decides: the nearest
+/// point lying that way, what lies across the direction counting two and a half times.
+fn arrow_from(p: &str, dx: i32, dy: i32) -> &'static str {
+    let (x0, y0) = point_xy(p);
+    let mut best = (i32::MAX, None);
+    for q in common_points() {
+        let (x, y) = point_xy(q);
+        let (ax, ay) = (x - x0, y - y0);
+        let along = ax * dx + ay * dy;
+        if q == p || along <= 0 {
+            continue;
+        }
+        let d = 2 * along + 5 * (ax * dy - ay * dx).abs();
+        if d < best.0 {
+            best = (d, Some(q));
+        }
+    }
+    best.1
+        .unwrap_or_else(|| common_points().into_iter().find(|q| *q == p).unwrap())
+}
+
+/// The shortest run of arrow keys taking the ring from `from` to `to`.
+fn arrow_path(from: &str, to: &str) -> Vec<char> {
+    let mut prev: HashMap<&str, (&str, char)> = HashMap::new();
+    let start = common_points().into_iter().find(|q| *q == from).unwrap();
+    let mut queue = std::collections::VecDeque::from([start]);
+    while let Some(p) = queue.pop_front() {
+        if p == to {
+            break;
+        }
+        for (k, dx, dy) in ARROWS {
+            let q = arrow_from(p, dx, dy);
+            if q != start && !prev.contains_key(q) {
+                prev.insert(q, (p, k));
+                queue.push_back(q);
+            }
+        }
+    }
+    let mut keys = Vec::new();
+    let mut at = to;
+    while at != from {
+        let Some(&(p, k)) = prev.get(at) else { break };
+        keys.push(k);
+        at = p;
+    }
+    keys.reverse();
+    keys
+}
+
+async fn focus_of(c: &Client) -> R<String> {
+    Ok(c.execute(
+        "return document.getElementById('board').dataset.focus || ''",
+        vec![],
+    )
+    .await
+    .map_err(err)?
+    .as_str()
+    .unwrap_or("")
+    .to_string())
+}
+
+/// The focus ring walked to `p` by arrow keys (checked where it stands), then Enter.
+async fn key_to(c: &Client, p: &str) -> R<()> {
+    for _ in 0..4 {
+        let at = focus_of(c).await?;
+        if at == p {
+            return press_keys(c, &[ENTER]).await;
+        }
+        let keys = arrow_path(&at, p);
+        if keys.is_empty() {
+            return Err(format!("no arrow keys lead from {at} to {p}"));
+        }
+        press_keys(c, &keys).await?;
+    }
+    Err(format!(
+        "the arrows did not bring the ring to {p}: it is on {}",
+        focus_of(c).await?
+    ))
+}
+
+/// A whole game entered with the keyboard only, two humans: Tab reaches the players' choice
+/// (an arrow makes Black human) and the board, arrows move the focus ring, Enter places,
+/// picks up, drops and removes. After every ply the board drawn equals the reference
+/// engine's; at the end the result dialog and the move list equal the engine's, and Escape
+/// closes the dialog. No mouse click at all.
+async fn keyboard_game(c: &Client, s: &Server) -> R<()> {
+    let mut r = RefEngine::start();
+    open(c, s).await?;
+    tab_to(c, "black-player", false).await?;
+    press_keys(c, &[ARROWS[0].0]).await?;
+    let black: String = c
+        .execute(
+            "return document.getElementById('black-player').value",
+            vec![],
+        )
+        .await
+        .map_err(err)?
+        .as_str()
+        .unwrap_or("")
+        .into();
+    if black != "human" {
+        return Err(format!(
+            "an arrow on the Black player's choice left it '{black}'"
+        ));
+    }
+    tab_to(c, "board", true).await?;
+    press_keys(c, &[ENTER]).await?;
+    if focus_of(c).await? != "d7" {
+        return Err("the first Enter on the board does not show the ring on d7".into());
+    }
+    let game: Vec<&str> = KEYBOARD_GAME.split_whitespace().collect();
+    let (mut removals, mut slides) = (0, 0);
+    for (i, tok) in game.iter().enumerate() {
+        let setup = RefEngine::position(&game[..i].join(" "), None);
+        let legal = r.query(&setup, "legalmoves");
+        if !legal.split_whitespace().any(|m| m == *tok) {
+            return Err(format!(
+                "ply {}: {tok} is not among the engine's {legal}",
+                i + 1
+            ));
+        }
+        let (mv, removal) = match tok.split_once('x') {
+            Some((m, x)) => (m, Some(x)),
+            None => (*tok, None),
+        };
+        match mv.split_once('-') {
+            Some((a, b)) => {
+                key_to(c, a).await?;
+                let sel: String = c
+                    .execute(
+                        "return [...document.querySelectorAll('#board [data-target]')].map(e => e.dataset.target).join(' ')",
+                        vec![],
+                    )
+                    .await
+                    .map_err(err)?
+                    .as_str()
+                    .unwrap_or("")
+                    .into();
+                if !sel.split_whitespace().any(|t| t == b) {
+                    return Err(format!(
+                        "Enter on {a} does not show {b} as a target: '{sel}'"
+                    ));
+                }
+                key_to(c, b).await?;
+                slides += 1;
+            }
+            None => key_to(c, mv).await?,
+        }
+        if let Some(x) = removal {
+            let s = snapshot(c).await?;
+            let rem: Vec<String> = serde_json::from_value(s["removable"].clone()).map_err(err)?;
+            if !rem.iter().any(|q| q == x) {
+                return Err(format!(
+                    "{x} is not lit up as removable after {mv}: {rem:?}"
+                ));
+            }
+            key_to(c, x).await?;
+            removals += 1;
+        }
+        let want = game[..=i].join(" ");
+        let snap = wait_for(c, &format!("{tok} by keyboard"), 10, move |x| {
+            x["moves"] == want.as_str()
+        })
+        .await?;
+        check_board(&mut r, &snap, None)?;
+    }
+    let snap = wait_for(c, "the result dialog", 10, |x| x["dialog"] == true).await?;
+    let setup = RefEngine::position(KEYBOARD_GAME, None);
+    let (result, reason) = (r.query(&setup, "result"), r.query("", "reason"));
+    if snap["result"] != result.as_str() || snap["reason"] != reason.as_str() {
+        return Err(format!(
+            "dialog says {} {}, the engine {result} {reason}",
+            snap["result"], snap["reason"]
+        ));
+    }
+    let listed: Vec<String> = serde_json::from_value(
+        c.execute(
+            "return [...document.querySelectorAll('#moves .mv[data-ply]')].map(e => e.textContent)",
+            vec![],
+        )
+        .await
+        .map_err(err)?,
+    )
+    .map_err(err)?;
+    if listed != game {
+        return Err(format!("the move list shows {listed:?}"));
+    }
+    if removals < 5 || slides < 10 {
+        return Err(format!("only {removals} removals and {slides} slides"));
+    }
+    screenshot(c, "keyboard-game").await;
+    press_keys(c, &[ESCAPE]).await?;
+    wait_for(c, "the dialog closed by Escape", 5, |x| {
+        x["dialog"] == false
+    })
+    .await?;
+    Ok(())
+}
+
+/// A game of nine for two humans that ends in the moving phase: two mills with removals while
+/// placing, one slide, and Black blocked (1-0).
+const PHONE_GAME: &str = "d2 g7 b4 d7 a7 f6 b2 d6 f2xd6 d6 b6xd6 d6 d5 e5 e4 c5 g4 f4 b4-c4";
+
+/// A tap with a finger on a point: a WebDriver pointer of the touch type, down and up at the
+/// centre of the point's target, as a phone's touch screen reports it.
+async fn tap_point(c: &Client, p: &str) -> R<()> {
+    use fantoccini::actions::{InputSource, PointerAction, TouchActions, MOUSE_BUTTON_LEFT};
+    // A finger reaches only what is on the screen: the point scrolled into view first, as a
+    // person would.
+    c.execute(
+        "document.querySelector(`[data-point=\"${arguments[0]}\"]`).scrollIntoView({block: 'nearest'})",
+        vec![json!(p)],
+    )
+    .await
+    .map_err(err)?;
+    let e = c
+        .find(Locator::Css(&format!("[data-point=\"{p}\"]")))
+        .await
+        .map_err(err)?;
+    let a = TouchActions::new("finger".into())
+        .then(PointerAction::MoveToElement {
+            element: e,
+            duration: None,
+            x: 0.0,
+            y: 0.0,
+        })
+        .then(PointerAction::Down {
+            button: MOUSE_BUTTON_LEFT,
+        })
+        .then(PointerAction::Up {
+            button: MOUSE_BUTTON_LEFT,
+        });
+    c.perform_actions(a).await.map_err(err)?;
+    c.release_actions().await.map_err(err)
+}
+
+/// The status line under the board.
+async fn status_text(c: &Client) -> R<String> {
+    Ok(c.execute(
+        "return document.getElementById('status').textContent",
+        vec![],
+    )
+    .await
+    .map_err(err)?
+    .as_str()
+    .unwrap_or("")
+    .to_string())
+}
+
+/// The phone layout at 390 x 844: the board first at full width, the panels below; two moves
+/// against the engine, then a whole game of two humans entered by taps of a finger (touch
+/// pointer actions), the board checked against the reference engine after every ply, the
+/// status line in the words of a touch screen ("tap", never "click"), the result at the end.
 async fn phone(c: &Client, s: &Server) -> R<()> {
     c.set_window_size(390, 844).await.map_err(err)?;
     let r = async {
@@ -1078,6 +1396,18 @@ async fn phone(c: &Client, s: &Server) -> R<()> {
         if w < vw - 40.0 || v["side"].as_f64() < v["bottom"].as_f64() || v["scroll"].as_f64() > Some(vw + 1.0) {
             return Err(format!("not a phone layout: {v}"));
         }
+        // A desktop browser: the page says "click" until a finger touches it.
+        let touch = |c: &Client| {
+            let c = c.clone();
+            async move {
+                c.execute("return document.getElementById('app').dataset.touch", vec![])
+                    .await
+                    .map_err(err)
+            }
+        };
+        if touch(c).await? != "false" || status_text(c).await?.contains("tap") {
+            return Err(format!("before any tap the page takes itself for a touch screen: '{}'", status_text(c).await?));
+        }
         let mut r = RefEngine::start();
         for p in ["d6", "f4"] {
             let n = snapshot(c).await?["moves"].as_str().unwrap_or("").split_whitespace().count();
@@ -1085,7 +1415,10 @@ async fn phone(c: &Client, s: &Server) -> R<()> {
             let setup = RefEngine::position(snap["moves"].as_str().unwrap_or(""), None);
             let legal = r.query(&setup, "legalmoves");
             let tap = if legal.split_whitespace().any(|m| m == p) { p.to_string() } else { legal.split_whitespace().next().unwrap().to_string() };
-            click_point(c, &tap).await?;
+            tap_point(c, &tap).await?;
+            if touch(c).await? != "true" {
+                return Err("a tap did not tell the page that a finger is in use".into());
+            }
             let snap = wait_for(c, "the engine's answer", 20, move |x| {
                 x["moves"].as_str().unwrap_or("").split_whitespace().count() >= n + 2
             })
@@ -1093,6 +1426,67 @@ async fn phone(c: &Client, s: &Server) -> R<()> {
             check_board(&mut r, &snap, None)?;
         }
         screenshot(c, "phone").await;
+
+        // A whole game by taps, two humans.
+        two_humans(c).await?;
+        click_id(c, "new-game").await?;
+        wait_for(c, "the new game", 10, |x| x["moves"] == "" && x["status"] == "your-move").await?;
+        let game: Vec<&str> = PHONE_GAME.split_whitespace().collect();
+        for (i, tok) in game.iter().enumerate() {
+            let setup = RefEngine::position(&game[..i].join(" "), None);
+            let legal = r.query(&setup, "legalmoves");
+            if !legal.split_whitespace().any(|m| m == *tok) {
+                return Err(format!("ply {}: {tok} is not among the engine's {legal}", i + 1));
+            }
+            let (mv, removal) = match tok.split_once('x') {
+                Some((m, x)) => (m, Some(x)),
+                None => (*tok, None),
+            };
+            match mv.split_once('-') {
+                Some((a, b)) => {
+                    tap_point(c, a).await?;
+                    let st = status_text(c).await?;
+                    if !st.contains("tap") || st.contains("click") {
+                        return Err(format!("a piece picked up by a tap, the status says '{st}'"));
+                    }
+                    tap_point(c, b).await?;
+                }
+                None => tap_point(c, mv).await?,
+            }
+            if let Some(x) = removal {
+                let s = snapshot(c).await?;
+                let rem: Vec<String> = serde_json::from_value(s["removable"].clone()).map_err(err)?;
+                if !rem.iter().any(|q| q == x) {
+                    return Err(format!("{x} is not lit up as removable after {mv}: {rem:?}"));
+                }
+                let st = status_text(c).await?;
+                if !st.contains("Tap") || st.contains("lick") {
+                    return Err(format!("a mill on a phone, the status says '{st}'"));
+                }
+                tap_point(c, x).await?;
+            }
+            let want = game[..=i].join(" ");
+            let snap = wait_for(c, &format!("{tok} by taps"), 10, move |x| x["moves"] == want.as_str()).await?;
+            check_board(&mut r, &snap, None)?;
+            if i + 1 < game.len() {
+                let st = status_text(c).await?;
+                if !st.contains("tap") || st.contains("click") {
+                    return Err(format!("after a tap the status says '{st}'"));
+                }
+            }
+        }
+        let snap = wait_for(c, "the result dialog", 10, |x| x["dialog"] == true).await?;
+        let setup = RefEngine::position(PHONE_GAME, None);
+        let (result, reason) = (r.query(&setup, "result"), r.query("", "reason"));
+        if snap["result"] != result.as_str() || snap["reason"] != reason.as_str() {
+            return Err(format!("dialog says {} {}, the engine {result} {reason}", snap["result"], snap["reason"]));
+        }
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        screenshot(c, "phone-game-over").await;
+        click_id(c, "result-close").await?;
+        c.execute("window.scrollTo(0, 0)", vec![]).await.map_err(err)?;
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        screenshot(c, "phone-game").await;
         Ok(())
     }
     .await;
@@ -1176,6 +1570,7 @@ async fn browser_hints_proofs_keyboard_phone() {
         "hints",
         "review",
         "keyboard",
+        "keyboard_game",
         "phone",
         "languages",
         "puzzles",
@@ -1189,6 +1584,7 @@ async fn browser_hints_proofs_keyboard_phone() {
             "hints" => hints_from_tables(&c, &with_tables, &tb).await,
             "review" => review_with_proofs(&c, &with_tables, &tb).await,
             "keyboard" => keyboard_only(&c, &plain).await,
+            "keyboard_game" => keyboard_game(&c, &plain).await,
             "phone" => phone(&c, &plain).await,
             "languages" => languages(&c, &plain).await,
             "puzzles" => puzzles(&c, &with_puzzles, &pz).await,
@@ -1248,6 +1644,37 @@ async fn languages(c: &Client, s: &Server) -> R<()> {
         if code != "en" {
             tab(c, "rules").await?;
             screenshot(c, &format!("lang-{code}")).await;
+            tab(c, "play").await?;
+        }
+        if code == "ru" {
+            // A request the server refuses: its message in the page's language.
+            tab(c, "records").await?;
+            set_value(c, "fen-input", "xyz").await?;
+            click_id(c, "fen-set").await?;
+            let want = tr["e_not_fen"]
+                .as_str()
+                .unwrap_or("?")
+                .replace("{fen}", "xyz");
+            let deadline = Instant::now() + Duration::from_secs(10);
+            loop {
+                let v = c
+                    .execute(
+                        "const t = document.getElementById('toast'); return {text: t.hidden ? '' : t.textContent,
+                           key: document.getElementById('app').dataset.lastErrorKey || ''};",
+                        vec![],
+                    )
+                    .await
+                    .map_err(err)?;
+                if v["text"] == want.as_str() && v["key"] == "e_not_fen" {
+                    break;
+                }
+                if Instant::now() > deadline {
+                    return Err(format!(
+                        "the refusal is not shown in Russian ('{want}'): {v}"
+                    ));
+                }
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
             tab(c, "play").await?;
         }
     }
@@ -1461,13 +1888,44 @@ async fn puzzles(c: &Client, s: &Server, puzzles: &[Value]) -> R<()> {
         return Err(format!("the phone layout scrolls sideways: {v}"));
     }
 
-    // In German.
-    select(c, "lang", "de").await?;
-    let v = wait_puzzle(c, "the tab in German", |v| v["tab"] == "Aufgaben").await?;
-    if !v["task"].as_str().unwrap_or("").contains("Zug") {
-        return Err(format!("the task is not in German: {v}"));
+    // In the other languages: the tab's name and the task in the language's words.
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("web/lang");
+    for code in ["it", "fr", "de", "ru"] {
+        let text = std::fs::read_to_string(dir.join(format!("{code}.json"))).map_err(err)?;
+        let tr: Value = serde_json::from_str(&text).map_err(err)?;
+        select(c, "lang", code).await?;
+        let name = tr["tab_puzzles"].as_str().unwrap_or("?").to_string();
+        let v = wait_puzzle(c, &format!("the tab in {code}"), |v| {
+            v["tab"] == name.as_str()
+        })
+        .await?;
+        let template = if p1["value"] == "win" {
+            "pz_task_win"
+        } else {
+            "pz_task_draw"
+        };
+        let side = if p1["side"] == "white" {
+            "white"
+        } else {
+            "black"
+        };
+        let want = tr[template]
+            .as_str()
+            .unwrap_or("?")
+            .replace("{side}", tr[side].as_str().unwrap_or("?"))
+            .replace("{fails}", &p1["fails"].to_string())
+            .replace("{legal}", &p1["legal"].to_string());
+        if v["task"] != want.as_str() {
+            return Err(format!(
+                "{code}: the task reads {}, not '{want}'",
+                v["task"]
+            ));
+        }
+        c.execute("window.scrollTo(0, 0)", vec![])
+            .await
+            .map_err(err)?;
+        screenshot(c, &format!("puzzles-{code}")).await;
     }
-    screenshot(c, "puzzles-de").await;
     select(c, "lang", "en").await?;
     Ok(())
 }

@@ -174,6 +174,42 @@ async fn hanging_engine_is_reported_and_restarted() {
     assert_eq!(st["status"], "restarted", "{st}");
 }
 
+/// A language file of the page.
+fn lang(code: &str) -> Value {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("web/lang")
+        .join(format!("{code}.json"));
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// A text of the language files with its `{name}` places filled.
+fn fill(template: &str, vars: &Value) -> String {
+    let mut s = template.to_string();
+    for (k, v) in vars.as_object().unwrap() {
+        s = s.replace(&format!("{{{k}}}"), v.as_str().unwrap());
+    }
+    s
+}
+
+/// A refusal as the page gets it: a key of the language files and the values of its places,
+/// which fill the English text to exactly the server's message; every other language's text
+/// names the same places and reads otherwise.
+fn check_refusal(e: &Value) {
+    let (key, message) = (e["key"].as_str().unwrap(), e["message"].as_str().unwrap());
+    let en = lang("en");
+    let template = en[key]
+        .as_str()
+        .unwrap_or_else(|| panic!("{key} is not in en.json: {e}"));
+    assert_eq!(fill(template, &e["vars"]), message, "{e}");
+    for code in ["it", "fr", "de", "ru"] {
+        let t = lang(code)[key].as_str().unwrap().to_string();
+        for k in e["vars"].as_object().unwrap().keys() {
+            assert!(t.contains(&format!("{{{k}}}")), "{code}: {t} lacks {k}");
+        }
+        assert_ne!(fill(&t, &e["vars"]), message, "{code}: {key} untranslated");
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hostile_requests_are_refused() {
     let s = Server::with_millstone(&[]);
@@ -212,11 +248,18 @@ async fn hostile_requests_are_refused() {
             "1".repeat(300_000)
         ),
     ];
+    let mut keys = Vec::new();
     for b in &bad {
         send_text(&mut ws, b.clone()).await;
         let e = next_of(&mut ws, "error", 10).await;
-        assert!(e["message"].as_str().is_some(), "{e}");
+        check_refusal(&e);
+        keys.push(e["key"].as_str().unwrap().to_string());
     }
+    // A move that is no move, an illegal one, an unknown option, a refused position string.
+    assert_eq!(keys[3], "e_not_move", "{keys:?}");
+    assert_eq!(keys[6], "e_illegal", "{keys:?}");
+    assert_eq!(keys[13], "e_no_option", "{keys:?}");
+    assert_eq!(keys[15], "e_position_refused", "{keys:?}");
     assert!(alive(pid), "the engine survived");
     // Still usable, and the position untouched.
     send(

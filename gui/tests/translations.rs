@@ -42,21 +42,22 @@ fn quoted_after(text: &str, prefix: &str) -> BTreeSet<String> {
         .collect()
 }
 
-/// The string literals directly inside every call `t(...)` of the page's script (not inside
+/// The string literals directly inside every call `name(...)` of the page's script (not inside
 /// nested brackets): the keys it asks for, the alternatives of a `? :` included.
-fn keys_in_t_calls(js: &str) -> BTreeSet<String> {
+fn keys_in_calls(js: &str, name: &str) -> BTreeSet<String> {
     let b = js.as_bytes();
+    let call = format!("{name}(");
     let mut out = BTreeSet::new();
     let mut i = 0;
-    while let Some(k) = js[i..].find("t(") {
+    while let Some(k) = js[i..].find(&call) {
         let at = i + k;
-        i = at + 2;
+        i = at + call.len();
         let word_before =
             at > 0 && (b[at - 1].is_ascii_alphanumeric() || b[at - 1] == b'_' || b[at - 1] == b'.');
         if word_before {
             continue;
         }
-        let (mut depth, mut j) = (1, at + 2);
+        let (mut depth, mut j) = (1, at + call.len());
         while j < b.len() && depth > 0 {
             match b[j] {
                 b'(' | b'{' | b'[' => depth += 1,
@@ -150,13 +151,16 @@ fn every_key_the_page_uses_exists() {
     let js = std::fs::read_to_string(web().join("app.js")).unwrap();
     let mut used = quoted_after(&html, "data-i18n=\"");
     used.extend(quoted_after(&html, "data-i18n-title=\""));
-    used.extend(keys_in_t_calls(&js));
+    used.extend(keys_in_calls(&js, "t"));
+    // t() in the wording of a touch screen.
+    used.extend(keys_in_calls(&js, "tc"));
     // Keys the page looks up in its tables (reasons, why there are no exact hints, results).
     for table in [
         "const REASONS = {",
         "const WHY = {",
         "const RESULT_WORD = {",
         "const GRADES = {",
+        "const TAP = {",
     ] {
         let at = js
             .find(table)
@@ -190,4 +194,59 @@ fn every_key_the_page_uses_exists() {
             panic!("untranslated markup: {l}");
         }
     }
+}
+
+/// Every `refusal!("key", "text", ...)` and `bad!(...)` of the server (its refusals of a
+/// request, sent to the page with the key and the values of the text's places): the key is in
+/// the English file with the very same text, so the page shows the server's words in English
+/// and their translation elsewhere (the other languages are held to the English keys above).
+#[test]
+fn every_refusal_of_the_server_has_its_text() {
+    let en = load("en");
+    let mut found = 0;
+    let mut stack = vec![PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src")];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            if path.extension().is_none_or(|e| e != "rs") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            // Code only: the macros' own documentation shows a made-up call.
+            let code: String = text
+                .lines()
+                .filter(|l| !l.trim_start().starts_with("//"))
+                .collect::<Vec<_>>()
+                .join("\n");
+            for call in ["refusal!(", "bad!("] {
+                for part in code.split(call).skip(1) {
+                    let mut lits = part.split('"');
+                    let (Some(_), Some(key), Some(_), Some(template)) =
+                        (lits.next(), lits.next(), lits.next(), lits.next())
+                    else {
+                        continue;
+                    };
+                    // A macro's own definition passes its arguments on, not a key.
+                    if !key.starts_with("e_") {
+                        continue;
+                    }
+                    found += 1;
+                    assert_eq!(
+                        en.get(key).and_then(|v| v.as_str()),
+                        Some(template),
+                        "{}: the refusal {key} and en.json differ",
+                        path.display()
+                    );
+                }
+            }
+        }
+    }
+    assert!(
+        found > 40,
+        "only {found} refusals found in the server's code"
+    );
 }

@@ -18,6 +18,18 @@ function t(key, vars = {}) {
   return s;
 }
 
+// On a touch screen the texts say "tap" where a mouse's say "click": the keys with a
+// touch wording, used when the device's main pointer is coarse or a finger (or a pen) was
+// the last to touch the page.
+const TAP = { st_remove: "st_remove_tap", st_place: "st_place_tap", st_target: "st_target_tap", st_pick: "st_pick_tap",
+  line_help: "line_help_tap", line_label: "line_label_tap" };
+let touch = window.matchMedia ? window.matchMedia("(pointer: coarse)").matches : false;
+
+// t() in the wording of the device in hand.
+function tc(key, vars = {}) {
+  return t(touch && TAP[key] ? TAP[key] : key, vars);
+}
+
 function pickLang() {
   let saved = null;
   try { saved = localStorage.getItem("mill-lang"); } catch { /* private mode */ }
@@ -42,13 +54,27 @@ async function setLang(code) {
   app.dataset.lang = code;
   $("lang").value = code;
   try { localStorage.setItem("mill-lang", code); } catch { /* private mode */ }
-  for (const e of document.querySelectorAll("[data-i18n]")) e.textContent = t(e.dataset.i18n);
+  staticTexts();
   for (const e of document.querySelectorAll("[data-i18n-title]")) {
     e.title = t(e.dataset.i18nTitle);
     e.setAttribute("aria-label", e.title);
   }
   renderRules();
   if (hello) setupLevels(hello);
+  if (state) render();
+}
+
+function staticTexts() {
+  for (const e of document.querySelectorAll("[data-i18n]")) e.textContent = tc(e.dataset.i18n);
+}
+
+// A pointer pressed on the page says what is in hand: a finger, a pen or a mouse.
+function onPointerKind(ev) {
+  const now = ev.pointerType === "touch" || ev.pointerType === "pen";
+  if (now === touch) return;
+  touch = now;
+  app.dataset.touch = String(touch);
+  staticTexts();
   if (state) render();
 }
 
@@ -127,7 +153,14 @@ function handle(m) {
     case "state": return onState(m);
     case "info": return onInfo(m);
     case "preview": preview = m; return render();
-    case "error": toast(m.message); app.dataset.lastError = m.message; return;
+    case "error": {
+      // The server's text in the page's language where the language files have its key.
+      const text = m.key && EN[m.key] !== undefined ? t(m.key, m.vars || {}) : m.message;
+      toast(text);
+      app.dataset.lastError = m.message;
+      app.dataset.lastErrorKey = m.key || "";
+      return;
+    }
     case "engine_status":
       if (m.status === "starting") {
         const text = t(m.stage === "tables" ? "getting_ready_tables" : "getting_ready");
@@ -403,7 +436,7 @@ function render() {
   svg.dataset.engineFen = state.fen;
   svg.dataset.legalCount = String(state.legal.length);
   $("preview-note").hidden = !preview;
-  if (preview) $("preview-note").textContent = t("line_label", { moves: preview.moves.join(" ") });
+  if (preview) $("preview-note").textContent = tc("line_label", { moves: preview.moves.join(" ") });
 }
 
 function renderBoard() {
@@ -826,10 +859,10 @@ function renderStatus() {
   else if (end && state.cursor === state.moves.length) st.textContent = t("st_over", { result: resultText(end), reason: reasonText(end.reason) });
   else if (state.review) st.textContent = t("st_review");
   else if (state.thinking) st.textContent = t("st_thinking", { side });
-  else if (pending) st.textContent = t("st_remove");
+  else if (pending) st.textContent = tc("st_remove");
   else if (state.legal.length) {
     const placing = state.legal.some((tok) => !tok.includes("-"));
-    st.textContent = t(placing ? "st_place" : selected ? "st_target" : "st_pick", { side });
+    st.textContent = tc(placing ? "st_place" : selected ? "st_target" : "st_pick", { side });
   } else if (state.paused) st.textContent = t("st_paused");
   else if (state.cursor < state.moves.length) st.textContent = t("st_stepping", { side });
   else st.textContent = t("st_to_move", { side });
@@ -921,6 +954,8 @@ function limitRequest() {
 
 function setup() {
   board = new Board($("board"), onPoint);
+  app.dataset.touch = String(touch);
+  document.addEventListener("pointerdown", onPointerKind, true);
   document.querySelectorAll(".tabs button").forEach((b) => {
     b.onclick = () => {
       document.querySelectorAll(".tabs button").forEach((x) => x.classList.toggle("active", x === b));

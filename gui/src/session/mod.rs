@@ -2,17 +2,47 @@
 //!
 //! The page sends typed JSON requests; this side checks each of them and composes every
 //! engine command itself. The game record lives here; the page draws what it is sent.
+//!
+//! Here: the requests' dispatch, the engine's lines, the position at the cursor and the state
+//! sent to the page. Beside it, each concern in its own file: `play` (moves, take back, resign,
+//! players and time), `analysis` (the infinite search, lines shown, MultiPV), `records`
+//! (position strings, PGN and JSONL), `review`, `hints`, `puzzles`, `options`, `clock`, and
+//! `link` (the engine process: start, failure, restart).
 
+/// `refusal!("e_key", "English text with {name}", name = value, ...)`: a [`Refusal`], its
+/// text made from the template, which is also the English text of `e_key` in the page's
+/// language files (tests/translations.rs holds the two equal).
+macro_rules! refusal {
+    ($key:literal, $text:literal $(, $name:ident = $val:expr)* $(,)?) => {{
+        $(let $name: String = ($val).to_string();)*
+        $crate::session::Refusal {
+            key: $key,
+            text: format!($text $(, $name = $name)*),
+            vars: vec![$((stringify!($name), $name)),*],
+        }
+    }};
+}
+
+/// `bad!(...)`: the request is refused, with a [`refusal!`] for the page.
+macro_rules! bad {
+    ($($t:tt)*) => {
+        Err($crate::session::Failure::Bad(refusal!($($t)*)))
+    };
+}
+
+mod analysis;
 mod clock;
 mod hints;
 mod link;
 mod options;
+mod play;
 mod puzzles;
+mod records;
 mod review;
 
 use crate::engine::{parse_info, Engine, EngineError, Info, Score};
-use crate::records::{self, cut, mills_from_fen, Export, Loaded};
-use crate::validate::{is_fen, is_move_token, normalise_fen, MAX_REQUEST};
+use crate::records::{cut, mills_from_fen};
+use crate::validate::{is_fen, is_move_token, MAX_REQUEST};
 use axum::extract::ws::{Message, WebSocket};
 use futures_util::{SinkExt, StreamExt};
 use serde::{Deserialize, Serialize};
@@ -109,9 +139,29 @@ struct Review {
     values: Vec<Option<Vec<hints::MoveValue>>>,
 }
 
+/// A request refused, as the page is told: the key of the text in the page's language files,
+/// the values of the text's `{name}` places, and the English text (for the log, and for a
+/// page without the key).
+pub(crate) struct Refusal {
+    key: &'static str,
+    vars: Vec<(&'static str, String)>,
+    text: String,
+}
+
+impl Refusal {
+    fn message(&self) -> Value {
+        let vars: serde_json::Map<String, Value> = self
+            .vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), Value::from(v.as_str())))
+            .collect();
+        json!({"type": "error", "message": self.text, "key": self.key, "vars": vars})
+    }
+}
+
 /// Why a request failed: the page's fault (a message for it) or the engine's.
 enum Failure {
-    Bad(String),
+    Bad(Refusal),
     Engine(EngineError),
 }
 
@@ -125,10 +175,6 @@ type Res<T> = Result<T, Failure>;
 
 /// How often a running infinite search is checked with `isready`.
 const PING_EVERY: Duration = Duration::from_secs(10);
-
-fn bad<T>(msg: impl Into<String>) -> Res<T> {
-    Err(Failure::Bad(msg.into()))
-}
 
 /// The options the page sets through its own controls or never (the server's choice).
 const RESERVED_OPTIONS: [&str; 6] = [
@@ -237,16 +283,15 @@ impl Session {
         }
     }
 
-    fn error(&mut self, text: impl Into<String>) {
-        let text = text.into();
-        log::info!("request refused: {text}");
-        self.push(json!({"type": "error", "message": text}));
+    fn error(&mut self, r: Refusal) {
+        log::info!("request refused: {}", r.text);
+        self.push(r.message());
     }
 
     fn eng(&mut self) -> Res<&mut Engine> {
         match self.engine.as_mut() {
             Some(e) => Ok(e),
-            None => bad("no engine is running"),
+            None => bad!("e_no_engine", "no engine is running"),
         }
     }
 
@@ -281,7 +326,7 @@ impl Session {
             tokio::select! {
                 m = stream.next() => match m {
                     Some(Ok(Message::Text(t))) => self.on_text(t.as_str()).await,
-                    Some(Ok(Message::Binary(_))) => self.error("binary messages are not understood"),
+                    Some(Ok(Message::Binary(_))) => self.error(refusal!("e_binary", "binary messages are not understood")),
                     Some(Ok(Message::Close(_))) | None | Some(Err(_)) => break,
                     Some(Ok(_)) => {}
                 },
@@ -296,14 +341,22 @@ impl Session {
 
     async fn on_text(&mut self, text: &str) {
         if text.len() > MAX_REQUEST {
-            return self.error(format!(
-                "request of {} bytes refused (the limit is {MAX_REQUEST})",
-                text.len()
+            return self.error(refusal!(
+                "e_too_long",
+                "request of {bytes} bytes refused (the limit is {limit})",
+                bytes = text.len(),
+                limit = MAX_REQUEST
             ));
         }
         let req: Request = match serde_json::from_str(text) {
             Ok(r) => r,
-            Err(e) => return self.error(format!("bad request: {}", cut(&e.to_string()))),
+            Err(e) => {
+                return self.error(refusal!(
+                    "e_bad_request",
+                    "bad request: {why}",
+                    why = cut(&e.to_string())
+                ))
+            }
         };
         log::debug!("request {req:?}");
         let r = self.handle(req).await;
@@ -327,10 +380,16 @@ impl Session {
             Request::Move { token } => self.human_move(token).await,
             Request::Goto { ply } => {
                 if self.review.is_some() {
-                    return bad("a review is running; stop it first");
+                    return bad!(
+                        "e_review_running_stop",
+                        "a review is running; stop it first"
+                    );
                 }
                 if matches!(self.search, Search::Play { .. }) {
-                    return bad("the engine is thinking; wait for its move");
+                    return bad!(
+                        "e_engine_thinking",
+                        "the engine is thinking; wait for its move"
+                    );
                 }
                 self.stop_all().await?;
                 self.preview = false;
@@ -339,120 +398,28 @@ impl Session {
                 Ok(())
             }
             Request::Takeback => self.takeback().await,
-            Request::Resign => {
-                if self.game_over_at_end() || self.moves.len() != self.cursor {
-                    return bad("there is no game going on at this position to resign");
-                }
-                let side = match self.players {
-                    [Player::Human, Player::Engine] => 0,
-                    [Player::Engine, Player::Human] => 1,
-                    _ => self.side_at(self.moves.len()).unwrap_or(0),
-                };
-                self.stop_all().await?;
-                let result = if side == 0 { "0-1" } else { "1-0" };
-                self.end_forced = Some((result.into(), "resign".into()));
-                self.after_change().await;
-                Ok(())
-            }
-            Request::SetFen { fen } => {
-                let fen = normalise_fen(&fen);
-                if !is_fen(&fen) {
-                    return bad(format!("'{}' is not a position string", cut(&fen)));
-                }
-                self.stop_all().await?;
-                let (v, f) = (self.variant.clone(), self.flying);
-                self.reset_game(&v, f, Some(fen)).await?;
-                self.after_change().await;
-                Ok(())
-            }
-            Request::LoadPgn { text } => match records::parse_pgn(&text) {
-                Ok(g) => self.load(g).await,
-                Err(e) => bad(format!("PGN: {e}")),
-            },
-            Request::LoadJsonl { line } => match records::parse_jsonl(&line) {
-                Ok(g) => self.load(g).await,
-                Err(e) => bad(format!("JSONL: {e}")),
-            },
-            Request::ExportPgn => {
-                let name = |p: Player, e: &Option<Engine>| match p {
-                    Player::Human => "Human".to_string(),
-                    Player::Engine => e.as_ref().map_or("engine".into(), |e| e.name.clone()),
-                };
-                let (result, reason) = self
-                    .end_forced
-                    .clone()
-                    .or(self.end_rules.clone())
-                    .unwrap_or(("*".into(), String::new()));
-                let white = name(self.players[0], &self.engine);
-                let black = name(self.players[1], &self.engine);
-                let text = records::to_pgn(&Export {
-                    variant: &self.variant,
-                    flying: self.flying,
-                    start_fen: &self.start_fen,
-                    is_standard_start: self.start_fen == self.startpos_fen,
-                    moves: &self.moves,
-                    white: &white,
-                    black: &black,
-                    result: &result,
-                    reason: &reason,
-                    date: today(),
-                });
-                self.push(json!({"type": "pgn", "text": text}));
-                Ok(())
-            }
-            Request::SetPlayers { white, black } => {
-                if matches!(self.search, Search::Play { .. }) {
-                    self.stop_all().await?;
-                }
-                self.players = [white, black];
-                self.paused = false;
-                self.after_change().await;
-                Ok(())
-            }
-            Request::SetLimit { limit } => {
-                let limit = match limit {
-                    Limit::Movetime { ms } => Limit::Movetime {
-                        ms: ms.clamp(10, 600_000),
-                    },
-                    Limit::Depth { depth } => Limit::Depth {
-                        depth: depth.clamp(1, 100),
-                    },
-                    Limit::Clock { base_ms, inc_ms } => Limit::Clock {
-                        base_ms: base_ms.clamp(1000, 36_000_000),
-                        inc_ms: inc_ms.min(600_000),
-                    },
-                };
-                if matches!(self.search, Search::Play { .. }) {
-                    self.stop_all().await?;
-                }
-                self.limit = limit;
-                if let Limit::Clock { base_ms, .. } = limit {
-                    self.clocks = [base_ms as i64, base_ms as i64];
-                    self.turn_start = Instant::now();
-                }
-                self.after_change().await;
-                Ok(())
-            }
+            Request::Resign => self.resign().await,
+            Request::SetFen { fen } => self.set_fen(fen).await,
+            Request::LoadPgn { text } => self.load_pgn(&text).await,
+            Request::LoadJsonl { line } => self.load_jsonl(&line).await,
+            Request::ExportPgn => self.export_pgn(),
+            Request::SetPlayers { white, black } => self.set_players(white, black).await,
+            Request::SetLimit { limit } => self.set_limit(limit).await,
             Request::SetOption { name, value } => self.set_option(name, value).await,
             Request::Analyse { on: true, .. } if self.puzzle_solving() => {
                 self.send_state();
-                bad("no analysis while a puzzle is being solved")
+                bad!(
+                    "e_puzzle_no_analysis",
+                    "no analysis while a puzzle is being solved"
+                )
             }
-            Request::Analyse { on, multipv } => {
-                self.multipv = multipv.clamp(1, 5);
-                if on && self.review.is_some() {
-                    return bad("a review is running");
-                }
-                self.analysis_on = on;
-                if self.search == Search::Analysis {
-                    self.stop_all().await?;
-                }
-                self.after_change().await;
-                Ok(())
-            }
+            Request::Analyse { on, multipv } => self.analyse(on, multipv).await,
             Request::Hints { on } if on && self.puzzle_solving() => {
                 self.send_state();
-                bad("no table hints while a puzzle is being solved: use the puzzle's hint")
+                bad!(
+                    "e_puzzle_no_hints",
+                    "no table hints while a puzzle is being solved: use the puzzle's hint"
+                )
             }
             Request::Hints { on } => {
                 self.hints_on = on;
@@ -482,23 +449,7 @@ impl Session {
             Request::PuzzleStart { id } => self.puzzle_start(id).await,
             Request::PuzzleHint => self.puzzle_hint(),
             Request::PuzzleLine => self.puzzle_line().await,
-            Request::Go => {
-                if self.puzzles.current.is_some() {
-                    return bad("the engine does not play in a puzzle");
-                }
-                if matches!(self.search, Search::Play { .. }) {
-                    return bad("the engine is already thinking");
-                }
-                self.paused = false;
-                // Let the engine play the side to move.
-                if self.cursor == self.moves.len() && !self.game_over_at_end() {
-                    let side = if self.pos.white_to_move { 0 } else { 1 };
-                    self.players[side] = Player::Engine;
-                }
-                self.stop_all().await?;
-                self.after_change().await;
-                Ok(())
-            }
+            Request::Go => self.let_engine_move().await,
         }
     }
 
@@ -520,22 +471,32 @@ impl Session {
                 let v = o.vars.iter().find(|x| x.eq_ignore_ascii_case(variant));
                 match v {
                     Some(v) => cmds.push(format!("setoption name {} value {v}", o.name)),
-                    None => return bad(format!("the engine has no variant '{}'", cut(variant))),
+                    None => {
+                        return bad!(
+                            "e_no_variant",
+                            "the engine has no variant '{variant}'",
+                            variant = cut(variant)
+                        )
+                    }
                 }
             }
-            None if variant != "nine" => return bad("the engine plays only nine"),
+            None if variant != "nine" => return bad!("e_only_nine", "the engine plays only nine"),
             None => {}
         }
         match e.option("Flying") {
             Some(o) => cmds.push(format!("setoption name {} value {flying}", o.name)),
-            None if !flying => return bad("the engine has no Flying option"),
+            None if !flying => return bad!("e_no_flying", "the engine has no Flying option"),
             None => {}
         }
         cmds.push("ucinewgame".into());
         cmds.push("position startpos".into());
         let answers = e.sync(&cmds).await?;
         if let Some(a) = answers.first() {
-            return bad(format!("the engine refused the rules: {a}"));
+            return bad!(
+                "e_rules_refused",
+                "the engine refused the rules: {why}",
+                why = strip_error(a)
+            );
         }
         Ok(())
     }
@@ -543,13 +504,29 @@ impl Session {
     async fn reset_game(&mut self, variant: &str, flying: bool, fen: Option<String>) -> Res<()> {
         let variant = variant.to_ascii_lowercase();
         if variant != "nine" && variant != "twelve" {
-            return bad(format!("unknown variant '{}'", cut(&variant)));
+            return bad!(
+                "e_unknown_variant",
+                "unknown variant '{variant}'",
+                variant = cut(&variant)
+            );
         }
         self.apply_rules(&variant, flying).await?;
         let startpos = match self.eng()?.query("fen").await? {
             Ok(f) if is_fen(&f) => f,
-            Ok(f) => return bad(format!("the engine's position string '{}' is odd", cut(&f))),
-            Err(e) => return bad(format!("the engine has no query fen: {e}")),
+            Ok(f) => {
+                return bad!(
+                    "e_odd_fen",
+                    "the engine's position string '{fen}' is odd",
+                    fen = cut(&f)
+                )
+            }
+            Err(e) => {
+                return bad!(
+                    "e_no_query_fen",
+                    "the engine has no query fen: {why}",
+                    why = e
+                )
+            }
         };
         let start = match fen {
             Some(f) => {
@@ -559,11 +536,21 @@ impl Session {
                     let (v, fl) = (self.variant.clone(), self.flying);
                     self.apply_rules(&v, fl).await?;
                     Box::pin(self.after_change()).await;
-                    return bad(format!("position refused: {}", strip_error(a)));
+                    return bad!(
+                        "e_position_refused",
+                        "position refused: {why}",
+                        why = strip_error(a)
+                    );
                 }
                 match self.eng()?.query("fen").await? {
                     Ok(f) => f,
-                    Err(e) => return bad(e),
+                    Err(e) => {
+                        return bad!(
+                            "e_no_query_fen",
+                            "the engine has no query fen: {why}",
+                            why = e
+                        )
+                    }
                 }
             }
             None => startpos.clone(),
@@ -593,39 +580,6 @@ impl Session {
             self.clocks = [base_ms as i64, base_ms as i64];
         }
         self.turn_start = Instant::now();
-    }
-
-    async fn load(&mut self, g: Loaded) -> Res<()> {
-        self.stop_all().await?;
-        // Check the whole record with the engine before the current game is given up.
-        self.apply_rules(&g.variant, g.flying).await?;
-        let mut cmd = match &g.fen {
-            Some(f) => format!("position fen {f}"),
-            None => "position startpos".to_string(),
-        };
-        if !g.moves.is_empty() {
-            cmd.push_str(" moves ");
-            cmd.push_str(&g.moves.join(" "));
-        }
-        let answers = self.eng()?.sync(&[cmd]).await?;
-        if let Some(a) = answers.first() {
-            let (v, fl) = (self.variant.clone(), self.flying);
-            self.apply_rules(&v, fl).await?;
-            self.after_change().await;
-            return bad(format!("the game does not replay: {}", strip_error(a)));
-        }
-        self.reset_game(&g.variant, g.flying, g.fen.clone()).await?;
-        self.moves = g.moves;
-        self.cursor = self.moves.len();
-        self.evals = vec![None; self.moves.len() + 1];
-        self.players = [Player::Human, Player::Human];
-        self.refresh().await?;
-        if self.end_rules.is_none() {
-            self.end_forced = g.result;
-        }
-        self.cursor = 0;
-        self.after_change().await;
-        Ok(())
     }
 
     fn position_cmd(&self, moves: &[String]) -> String {
@@ -659,10 +613,11 @@ impl Session {
         let n = cmds.len() - 1;
         if answers.len() != n {
             // The position itself was refused (its error line comes first).
-            return bad(format!(
-                "the engine refused the position: {}",
-                answers.first().map(|a| strip_error(a)).unwrap_or_default()
-            ));
+            return bad!(
+                "e_engine_position",
+                "the engine refused the position: {why}",
+                why = answers.first().map(|a| strip_error(a)).unwrap_or_default()
+            );
         }
         let val = |i: usize| -> Option<String> {
             answers[i]
@@ -745,44 +700,15 @@ impl Session {
         self.send_state();
     }
 
-    fn human_may_move(&self) -> bool {
-        let side = if self.pos.white_to_move { 0 } else { 1 };
-        self.players[side] == Player::Human
-            && !self.preview
-            && self.review.is_none()
-            && !(self.cursor == self.moves.len() && self.game_over_at_end())
-            && self.puzzle_allows_move()
-    }
-
-    fn engine_to_move(&self) -> bool {
-        let side = if self.pos.white_to_move { 0 } else { 1 };
-        self.players[side] == Player::Engine
-            && self.cursor == self.moves.len()
-            && !self.game_over_at_end()
-            && !self.pos.gameover
-            && !self.paused
-            && !self.preview
-            && self.review.is_none()
-    }
-
-    async fn set_multipv(&mut self, k: u64) -> Res<()> {
-        if self.engine_multipv == k {
-            return Ok(());
-        }
-        let e = self.eng()?;
-        if let Some(o) = e.option("MultiPV") {
-            let cmd = format!("setoption name {} value {k}", o.name);
-            e.sync(&[cmd]).await?;
-        }
-        self.engine_multipv = k;
-        Ok(())
-    }
-
     async fn go(&mut self, params: String) -> Res<()> {
         let e = self.eng()?;
         let answers = e.sync(&[format!("go {params}")]).await?;
         if let Some(a) = answers.first() {
-            return bad(format!("the engine refused go: {}", strip_error(a)));
+            return bad!(
+                "e_engine_go",
+                "the engine refused go: {why}",
+                why = strip_error(a)
+            );
         }
         e.searching = true;
         Ok(())
@@ -891,106 +817,6 @@ impl Session {
         self.push(v);
     }
 
-    async fn human_move(&mut self, token: String) -> Res<()> {
-        let token = token.to_ascii_lowercase();
-        if !is_move_token(&token) {
-            return bad(format!("'{}' is not a move", cut(&token)));
-        }
-        if !self.human_may_move() {
-            return bad("it is not your move");
-        }
-        if !self.pos.legal.contains(&token) {
-            return bad(format!("{token} is not a legal move here"));
-        }
-        self.stop_all().await?;
-        if self.puzzle_solving() {
-            return self.puzzle_move(token).await;
-        }
-        self.apply_move(token);
-        self.after_change().await;
-        Ok(())
-    }
-
-    /// Plays a move at the cursor (the tail after it goes), with the clock.
-    fn apply_move(&mut self, token: String) {
-        let live = self.cursor == self.moves.len();
-        self.moves.truncate(self.cursor);
-        self.evals.truncate(self.cursor + 1);
-        self.marks.retain(|m| m.ply < self.cursor);
-        if let (Limit::Clock { inc_ms, .. }, true) = (self.limit, live) {
-            let side = if self.pos.white_to_move { 0 } else { 1 };
-            self.clocks[side] += inc_ms as i64 - self.clock_elapsed();
-        }
-        self.turn_start = Instant::now();
-        self.end_forced = None;
-        self.end_rules = None;
-        self.moves.push(token);
-        self.evals.push(None);
-        self.cursor = self.moves.len();
-    }
-
-    async fn takeback(&mut self) -> Res<()> {
-        if self.review.is_some() {
-            return bad("a review is running");
-        }
-        if self.moves.is_empty() {
-            return bad("there is no move to take back");
-        }
-        self.stop_all().await?;
-        self.preview = false;
-        self.paused = false;
-        let pop = |s: &mut Session| {
-            s.moves.pop();
-            s.evals.truncate(s.moves.len() + 1);
-            s.marks.retain(|m| m.ply < s.moves.len());
-            s.cursor = s.moves.len();
-            s.end_forced = None;
-        };
-        pop(self);
-        let side = self.side_at(self.moves.len()).unwrap_or(0);
-        if self.players[side] == Player::Engine
-            && self.players[1 - side] == Player::Human
-            && !self.moves.is_empty()
-        {
-            pop(self);
-        }
-        self.turn_start = Instant::now();
-        self.after_change().await;
-        Ok(())
-    }
-
-    async fn preview(&mut self, moves: Vec<String>) -> Res<()> {
-        if moves.is_empty() || moves.len() > 64 || !moves.iter().all(|m| is_move_token(m)) {
-            return bad("a line to show must be 1 to 64 moves");
-        }
-        if matches!(self.search, Search::Play { .. }) || self.review.is_some() {
-            return bad("the engine is busy; lines can be shown while it is not playing");
-        }
-        self.stop_all().await?;
-        let mut all = self.moves[..self.cursor].to_vec();
-        all.extend(moves.iter().cloned());
-        let cmd = self.position_cmd(&all);
-        let answers = self.eng()?.sync(&[cmd, "query fen".into()]).await?;
-        if answers.len() != 1 {
-            self.preview = false;
-            self.after_change().await;
-            return bad(format!(
-                "the line does not play: {}",
-                answers.first().map(|a| strip_error(a)).unwrap_or_default()
-            ));
-        }
-        let fen = answers[0]
-            .strip_prefix("response")
-            .unwrap_or("")
-            .trim()
-            .to_string();
-        self.preview = true;
-        let mills = mills_from_fen(&fen, self.variant == "twelve");
-        self.send_state();
-        self.push(json!({"type": "preview", "fen": fen, "moves": moves, "mills": mills}));
-        Ok(())
-    }
-
     async fn on_engine_line(&mut self, line: Option<String>) {
         let Some(line) = line else {
             let err = match self.engine.as_mut() {
@@ -1040,46 +866,6 @@ impl Session {
             self.push(json!({"type": "engine_says", "text": s}));
         }
     }
-
-    fn on_info(&mut self, info: Info) {
-        if info.multipv.unwrap_or(1) == 1 && info.score.is_some() {
-            self.last_info = Some(info.clone());
-        }
-        let source = match self.search {
-            Search::Analysis => "analysis",
-            Search::Play { .. } => "play",
-            Search::Review { .. } => return,
-            Search::Idle => return,
-        };
-        if source == "analysis" && info.multipv.unwrap_or(1) == 1 {
-            if let Some(s) = info.score {
-                let white = self.pos.white_to_move;
-                if let Some(e) = self.evals.get_mut(self.cursor) {
-                    *e = Some(if white { s } else { s.neg() });
-                }
-            }
-        }
-        self.push(json!({"type": "info", "source": source, "info": info, "white_to_move": self.pos.white_to_move}));
-    }
-
-    async fn engine_move(&mut self, best: String, started: Instant) -> Res<()> {
-        self.last_think_ms = Some(started.elapsed().as_millis() as u64);
-        if !self.pos.legal.contains(&best) {
-            self.paused = true;
-            self.send_state();
-            return bad(format!(
-                "the engine played '{}', which is not legal here; press Go to let it try again",
-                cut(&best)
-            ));
-        }
-        if let Some(s) = self.last_info.as_ref().and_then(|i| i.score) {
-            let white = self.pos.white_to_move;
-            self.evals[self.cursor] = Some(if white { s } else { s.neg() });
-        }
-        self.apply_move(best);
-        self.after_change().await;
-        Ok(())
-    }
 }
 
 fn strip_error(a: &str) -> String {
@@ -1101,35 +887,5 @@ async fn sleep_until(t: Option<Instant>) {
     match t {
         Some(t) => tokio::time::sleep_until(t.into()).await,
         None => std::future::pending().await,
-    }
-}
-
-/// Today's date as `YYYY.MM.DD` (UTC), without a date crate.
-fn today() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    let days = (secs / 86_400) as i64;
-    // Howard Hinnant's civil_from_days.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = if m <= 2 { y + 1 } else { y };
-    format!("{y:04}.{m:02}.{d:02}")
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn date_shape() {
-        let d = super::today();
-        assert_eq!(d.len(), 10);
-        assert!(d.starts_with("20"));
     }
 }

@@ -2,7 +2,7 @@
 //! draw. The player's move is judged against the file; a wrong one is answered on the board
 //! by the tables' best reply (the file's refutation). Solved puzzles make a streak.
 
-use super::{bad, Player, Res, Session};
+use super::{Player, Res, Session};
 use crate::puzzles::Puzzle;
 use serde_json::{json, Value};
 
@@ -80,12 +80,15 @@ impl Session {
     pub(super) async fn puzzle_start(&mut self, id: Option<usize>) -> Res<()> {
         let n = self.puzzle_file().len();
         if n == 0 {
-            return bad("no puzzles: start mill-gui with --puzzles FILE (made by mill-tb puzzles)");
+            return bad!(
+                "e_no_puzzles",
+                "no puzzles: start mill-gui with --puzzles FILE (made by mill-tb puzzles)"
+            );
         }
         let index = match id {
             Some(id) => match self.puzzle_file().iter().position(|p| p.id == id) {
                 Some(i) => i,
-                None => return bad(format!("there is no puzzle {id}")),
+                None => return bad!("e_no_puzzle_id", "there is no puzzle {id}", id = id),
             },
             None => self.puzzles.next % n,
         };
@@ -109,10 +112,12 @@ impl Session {
         if !self.pos.legal.contains(&p.solution) {
             self.puzzles.current = None;
             self.send_state();
-            return bad(format!(
-                "puzzle {}: its move {} is not legal for the engine",
-                p.id, p.solution
-            ));
+            return bad!(
+                "e_puzzle_illegal",
+                "puzzle {id}: its move {token} is not legal for the engine",
+                id = p.id,
+                token = &p.solution
+            );
         }
         Ok(())
     }
@@ -120,7 +125,7 @@ impl Session {
     /// The player's move in a puzzle: right, or wrong and answered by the refutation.
     pub(super) async fn puzzle_move(&mut self, token: String) -> Res<()> {
         let Some(p) = self.puzzle().cloned() else {
-            return bad("no puzzle is on the board");
+            return bad!("e_no_puzzle", "no puzzle is on the board");
         };
         let right = token == p.solution;
         let st = &mut self.puzzles;
@@ -163,7 +168,7 @@ impl Session {
     pub(super) fn puzzle_hint(&mut self) -> Res<()> {
         match self.puzzles.current.as_mut() {
             Some(c) => c.hint = true,
-            None => return bad("no puzzle is on the board"),
+            None => return bad!("e_no_puzzle", "no puzzle is on the board"),
         }
         self.send_state();
         Ok(())
@@ -172,10 +177,13 @@ impl Session {
     /// Plays the forced line out on the board from the puzzle's position (as a shown line).
     pub(super) async fn puzzle_line(&mut self) -> Res<()> {
         let Some(p) = self.puzzle().cloned() else {
-            return bad("no puzzle is on the board");
+            return bad!("e_no_puzzle", "no puzzle is on the board");
         };
         if self.puzzle_solving() {
-            return bad("solve the puzzle first, or give up with a move");
+            return bad!(
+                "e_puzzle_first",
+                "solve the puzzle first, or give up with a move"
+            );
         }
         self.stop_all().await?;
         self.cursor = 0;

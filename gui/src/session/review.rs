@@ -4,7 +4,7 @@
 //! blunder marks are given only where nothing is proven.
 
 use super::hints::{parse_values, MoveValue, Values};
-use super::{bad, strip_error, Mark, Res, Review, Search, Session};
+use super::{strip_error, Mark, Res, Review, Search, Session};
 use std::time::Instant;
 
 /// The order of results: loss < draw < win.
@@ -36,10 +36,10 @@ pub fn proof_mark(ply: usize, played: &str, vals: &[MoveValue]) -> Option<Mark> 
 impl Session {
     pub(super) async fn start_review(&mut self, movetime: u64) -> Res<()> {
         if self.moves.is_empty() {
-            return bad("there are no moves to review");
+            return bad!("e_review_empty", "there are no moves to review");
         }
         if self.review.is_some() {
-            return bad("a review is already running");
+            return bad!("e_review_already", "a review is already running");
         }
         self.stop_all().await?;
         self.preview = false;
@@ -67,7 +67,7 @@ impl Session {
         let answers = self.eng()?.sync(&[cmd]).await?;
         if let Some(a) = answers.first() {
             self.review = None;
-            return bad(format!("review: {}", strip_error(a)));
+            return bad!("e_review_refused", "review: {why}", why = strip_error(a));
         }
         // Where the tables value every move, the review proves instead of judging.
         if index < self.moves.len() && !self.values_unsupported {
