@@ -408,6 +408,8 @@ pub fn solve_pair_with(
     emit: &mut dyn FnMut(Table) -> Result<(), String>,
     progress: &mut dyn FnMut(&str),
 ) -> Result<SolveStats, String> {
+    // What jobs before freed: their peak is theirs, not this one's.
+    hugepages::release_free_memory();
     let start = Instant::now();
     let topo = Topology::of(rules.variant);
     let pieces = rules.variant.pieces();
@@ -803,6 +805,9 @@ pub fn solve_pair_with(
         }
     }
 
+    // The update buffers hold up to hundreds of megabytes: not kept beside a mapped table.
+    drop(pool);
+    hugepages::release_free_memory();
     log::debug!(
         "{w}v{b} levels: {visited} chunks visited ({} slots), {fronts} frontier slots, \
          {updates} updates; {gen_secs:.1}s making them, {upd_secs:.1}s applying them, \

@@ -23,6 +23,18 @@ pub fn filled<T: Copy + Send + Sync>(n: usize, fill: T) -> Vec<T> {
     v
 }
 
+/// Gives the memory freed so far back to the system. The update buffers are many vectors of
+/// tens to hundreds of kilobytes, which glibc serves from its per-thread arenas and keeps after
+/// they are freed: without this, a run of jobs peaked half a gigabyte above one job alone
+/// (7v9: 6.23 GB against 5.68 GB).
+pub fn release_free_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only returns free memory of the allocator's heaps to the system.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
 #[cfg(target_os = "linux")]
 fn advise(ptr: *mut u8, len: usize) {
     const HUGE: usize = 2 << 20;
