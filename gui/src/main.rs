@@ -283,9 +283,7 @@ async fn tab(mut socket: WebSocket, app: Arc<App>) {
     let permit = match app.slots.clone().try_acquire_owned() {
         Ok(p) => p,
         Err(_) => {
-            let m = serde_json::json!({"type": "fatal", "message": format!(
-                "All {} engines are in use (mill-gui --max-engines {}): close another tab and reload this one.",
-                app.cfg.max_engines, app.cfg.max_engines)});
+            let m = session::all_engines_busy(app.cfg.max_engines);
             log::warn!("tab refused: all {} engines in use", app.cfg.max_engines);
             let _ = socket.send(Message::Text(m.to_string().into())).await;
             let _ = socket.send(Message::Close(None)).await;

@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::{bin_dir, RefEngine, Server};
+use common::{bin_dir, wrapper, RefEngine, Server};
 use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::{json, Value};
 use std::path::PathBuf;
@@ -1563,6 +1563,7 @@ async fn browser_hints_proofs_keyboard_phone() {
             format!("sleep 2; exec {}", common::program("millstone").display()),
         ],
     );
+    let crashing = Server::start(&[], &["bash".into(), wrapper("crash", 1)]);
     let mut failures = Vec::new();
     // MILL_GUI_SCENARIOS=hints,review runs only those (for work on one of them).
     let only = std::env::var("MILL_GUI_SCENARIOS").unwrap_or_default();
@@ -1575,6 +1576,7 @@ async fn browser_hints_proofs_keyboard_phone() {
         "languages",
         "puzzles",
         "ready",
+        "crash",
     ] {
         if !only.is_empty() && !only.split(',').any(|o| o == name) {
             continue;
@@ -1588,6 +1590,7 @@ async fn browser_hints_proofs_keyboard_phone() {
             "phone" => phone(&c, &plain).await,
             "languages" => languages(&c, &plain).await,
             "puzzles" => puzzles(&c, &with_puzzles, &pz).await,
+            "crash" => crash_in_french(&c, &crashing).await,
             _ => getting_ready(&c, &slow).await,
         };
         match r {
@@ -1610,6 +1613,64 @@ async fn browser_hints_proofs_keyboard_phone() {
         screens().display(),
         failures.join("\n")
     );
+}
+
+/// The engine crashes under a page in French: the banner says so in French, cause and all,
+/// and then that the engine was restarted, in the words of the language file.
+async fn crash_in_french(c: &Client, s: &Server) -> R<()> {
+    open(c, s).await?;
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("web/lang");
+    let text = std::fs::read_to_string(dir.join("fr.json")).map_err(err)?;
+    let fr: Value = serde_json::from_str(&text).map_err(err)?;
+    select(c, "lang", "fr").await?;
+    // The engine's first `go` kills it: the player's placement asks for the reply.
+    click_point(c, "d6").await?;
+    let crashed_prefix = fr["e_engine_crashed"]
+        .as_str()
+        .unwrap_or("?")
+        .split("{why}")
+        .next()
+        .unwrap_or("?")
+        .to_string();
+    let restarting_tail = fr["e_engine_restarting"]
+        .as_str()
+        .unwrap_or("?")
+        .replace("{cause}", "");
+    let restarted = fr["e_engine_restarted_go"].as_str().unwrap_or("?");
+    let read = "const b = document.getElementById('banner'); return {kind: b.dataset.kind || '', text: b.textContent,
+        log: document.getElementById('engine-log').textContent}";
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let v = c.execute(read, vec![]).await.map_err(err)?;
+        if v["kind"] == "restarted" {
+            if v["text"] != restarted {
+                return Err(format!(
+                    "the restart is not told in French ('{restarted}'): {v}"
+                ));
+            }
+            break;
+        }
+        if Instant::now() > deadline {
+            return Err(format!("no restart shown: {v}"));
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // The crash itself was shown before the restart; the engine log keeps its words.
+    let v = c.execute(read, vec![]).await.map_err(err)?;
+    let log = v["log"].as_str().unwrap_or("");
+    let line = log
+        .lines()
+        .find(|l| l.starts_with("[crashed]"))
+        .unwrap_or("")
+        .to_string();
+    if !line.contains(&crashed_prefix) || !line.ends_with(&restarting_tail) {
+        return Err(format!(
+            "the crash is not told in French ('{crashed_prefix}…{restarting_tail}'): '{line}'"
+        ));
+    }
+    screenshot(c, "crash-fr").await;
+    select(c, "lang", "en").await?;
+    Ok(())
 }
 
 /// The page in each of the five languages: switched from the header, every text under a key

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{alive, program, Server};
+use common::{alive, wrapper, Server};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
@@ -90,6 +90,9 @@ async fn max_engines_holds() {
         f["message"].as_str().unwrap().contains("--max-engines 2"),
         "{f}"
     );
+    // With the key of its text, for the page to show it in its language.
+    assert_eq!(f["key"], "e_all_engines_busy", "{f}");
+    assert_eq!(f["vars"]["n"], "2", "{f}");
     // Closing a tab frees its engine for the next one.
     a.close(None).await.unwrap();
     drop(a);
@@ -97,35 +100,6 @@ async fn max_engines_holds() {
     tokio::time::sleep(Duration::from_millis(200)).await;
     let mut d = connect(&s).await;
     next_of(&mut d, "hello", 10).await;
-}
-
-/// An engine that forwards to millstone until the Nth `go`, then crashes (or hangs).
-fn wrapper(mode: &str, at: u32) -> String {
-    let dir = common::bin_dir().join("gui-test-engines");
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(format!("{mode}-{at}.sh"));
-    let action = if mode == "crash" {
-        "kill -9 $pid; exit 3"
-    } else {
-        "while true; do sleep 1; done"
-    };
-    let script = format!(
-        r#"#!/bin/bash
-f=$(mktemp -u); mkfifo "$f"
-"{engine}" < "$f" &
-pid=$!
-exec 3>"$f"; rm -f "$f"
-n=0
-while IFS= read -r line; do
-  case "$line" in go*) n=$((n+1)); if [ "$n" -ge {at} ]; then {action}; fi;; esac
-  printf '%s\n' "$line" >&3
-done
-kill $pid
-"#,
-        engine = program("millstone").display()
-    );
-    std::fs::write(&path, script).unwrap();
-    path.to_string_lossy().into_owned()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -139,11 +113,14 @@ async fn crashing_engine_is_reported_and_restarted() {
     send(&mut ws, json!({"type": "move", "token": "d6"})).await;
     let st = next_of(&mut ws, "engine_status", 10).await;
     assert_eq!(st["status"], "crashed", "{st}");
+    assert_eq!(st["key"], "e_engine_restarting", "{st}");
+    assert_eq!(st["cause"]["key"], "e_engine_crashed", "{st}");
     let hello = next_of(&mut ws, "hello", 10).await;
     let pid2 = hello["engine"]["pid"].as_u64().unwrap() as u32;
     assert_ne!(pid, pid2);
     let st = next_of(&mut ws, "engine_status", 10).await;
     assert_eq!(st["status"], "restarted", "{st}");
+    assert_eq!(st["key"], "e_engine_restarted_go", "{st}");
     let state = next_of(&mut ws, "state", 10).await;
     assert_eq!(state["moves"], json!(["d6"]), "the game survives the crash");
     assert_eq!(state["paused"], true);
@@ -170,6 +147,7 @@ async fn hanging_engine_is_reported_and_restarted() {
     send(&mut ws, json!({"type": "move", "token": "d6"})).await;
     let st = next_of(&mut ws, "engine_status", 20).await;
     assert_eq!(st["status"], "hung", "{st}");
+    assert_eq!(st["cause"]["key"], "e_engine_hung", "{st}");
     let st = next_of(&mut ws, "engine_status", 20).await;
     assert_eq!(st["status"], "restarted", "{st}");
 }

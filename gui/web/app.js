@@ -60,6 +60,8 @@ async function setLang(code) {
     e.setAttribute("aria-label", e.title);
   }
   renderRules();
+  if (lastFatal) $("fatal").textContent = serverText(lastFatal);
+  if (lastBanner && $("banner").dataset.kind === lastBanner.status) banner(serverText(lastBanner), lastBanner.status);
   if (hello) setupLevels(hello);
   if (state) render();
 }
@@ -147,6 +149,18 @@ function banner(text, kind) {
   b.hidden = !text;
 }
 
+// A server text (a refusal, the engine's failure) in the page's language where the language
+// files have its key, its cause translated the same way; else the server's English.
+function serverText(m) {
+  if (!m.key || EN[m.key] === undefined) return m.message;
+  const vars = { ...(m.vars || {}) };
+  if (m.cause) vars.cause = serverText(m.cause);
+  return t(m.key, vars);
+}
+
+let lastBanner = null;   // the engine's last status message, shown again in a new language
+let lastFatal = null;
+
 function handle(m) {
   switch (m.type) {
     case "hello": return onHello(m);
@@ -155,21 +169,26 @@ function handle(m) {
     case "preview": preview = m; return render();
     case "error": {
       // The server's text in the page's language where the language files have its key.
-      const text = m.key && EN[m.key] !== undefined ? t(m.key, m.vars || {}) : m.message;
-      toast(text);
+      toast(serverText(m));
       app.dataset.lastError = m.message;
       app.dataset.lastErrorKey = m.key || "";
       return;
     }
-    case "engine_status":
+    case "engine_status": {
+      let text;
       if (m.status === "starting") {
-        const text = t(m.stage === "tables" ? "getting_ready_tables" : "getting_ready");
+        text = t(m.stage === "tables" ? "getting_ready_tables" : "getting_ready");
         banner(text, m.status);
         $("status").textContent = text;
-      } else banner(m.message, m.status);
-      logEngine(`[${m.status}] ${m.message}`);
+      } else {
+        lastBanner = m;
+        text = serverText(m);
+        banner(text, m.status);
+      }
+      logEngine(`[${m.status}] ${text}`);
       app.dataset.engineStatus = m.status;
       return;
+    }
     case "engine_says": return logEngine(m.text);
     case "review_progress": return renderReview(m);
     case "pgn": {
@@ -181,7 +200,8 @@ function handle(m) {
     }
     case "fatal":
       app.dataset.status = "fatal";
-      $("fatal").textContent = m.message;
+      lastFatal = m;
+      $("fatal").textContent = serverText(m);
       $("fatal").hidden = false;
       return;
   }

@@ -99,13 +99,25 @@ impl Session {
             "crashed"
         };
         if self.restarts.len() >= 5 {
-            self.push(json!({"type": "engine_status", "status": "dead",
-                "message": format!("{err}; it failed 5 times in a minute and is not restarted again (reload the page to try again)")}));
+            let cause = engine_failure(&err);
+            let r = refusal!(
+                "e_engine_given_up",
+                "{cause}; it failed 5 times in a minute and is not restarted again (reload the page to try again)",
+                cause = cause.text
+            )
+            .because(cause);
+            self.push(r.message_of("engine_status", json!({"status": "dead"})));
             return;
         }
         self.restarts.push(now);
-        self.push(json!({"type": "engine_status", "status": kind,
-            "message": format!("{err}; restarting it")}));
+        let cause = engine_failure(&err);
+        let r = refusal!(
+            "e_engine_restarting",
+            "{cause}; restarting it",
+            cause = cause.text
+        )
+        .because(cause);
+        self.push(r.message_of("engine_status", json!({"status": kind})));
         match self.start_engine().await {
             Ok(()) => {
                 if was_playing {
@@ -115,19 +127,29 @@ impl Session {
                 match self.apply_rules(&v, fl).await {
                     Ok(()) => {}
                     Err(Failure::Engine(e)) => {
-                        self.push(json!({"type": "engine_status", "status": "dead", "message": e.to_string()}));
+                        self.push(
+                            engine_failure(&e)
+                                .message_of("engine_status", json!({"status": "dead"})),
+                        );
                         self.engine = None;
                         return;
                     }
                     Err(Failure::Bad(m)) => self.error(m),
                 }
-                self.push(json!({"type": "engine_status", "status": "restarted",
-                    "message": if was_playing { "the engine was restarted; press Go to let it move" } else { "the engine was restarted" }}));
+                let r = if was_playing {
+                    refusal!(
+                        "e_engine_restarted_go",
+                        "the engine was restarted; press Go to let it move"
+                    )
+                } else {
+                    refusal!("e_engine_restarted", "the engine was restarted")
+                };
+                self.push(r.message_of("engine_status", json!({"status": "restarted"})));
                 Box::pin(self.after_change()).await;
             }
             Err(e) => {
                 self.push(
-                    json!({"type": "engine_status", "status": "dead", "message": e.to_string()}),
+                    engine_failure(&e).message_of("engine_status", json!({"status": "dead"})),
                 );
             }
         }

@@ -19,6 +19,7 @@ macro_rules! refusal {
             key: $key,
             text: format!($text $(, $name = $name)*),
             vars: vec![$((stringify!($name), $name)),*],
+            cause: None,
         }
     }};
 }
@@ -141,22 +142,83 @@ struct Review {
 
 /// A request refused, as the page is told: the key of the text in the page's language files,
 /// the values of the text's `{name}` places, and the English text (for the log, and for a
-/// page without the key).
+/// page without the key). The engine's failures are told the same way, with their cause (a
+/// text of its own, put in the place `{cause}`).
 pub(crate) struct Refusal {
     key: &'static str,
     vars: Vec<(&'static str, String)>,
     text: String,
+    cause: Option<Box<Refusal>>,
 }
 
 impl Refusal {
-    fn message(&self) -> Value {
+    /// The fields the page reads: `message`, `key`, `vars` and, where there is one, `cause`
+    /// (the same fields again).
+    fn fields(&self) -> serde_json::Map<String, Value> {
         let vars: serde_json::Map<String, Value> = self
             .vars
             .iter()
             .map(|(k, v)| (k.to_string(), Value::from(v.as_str())))
             .collect();
-        json!({"type": "error", "message": self.text, "key": self.key, "vars": vars})
+        let mut m = serde_json::Map::new();
+        m.insert("message".into(), Value::from(self.text.as_str()));
+        m.insert("key".into(), Value::from(self.key));
+        m.insert("vars".into(), Value::Object(vars));
+        if let Some(c) = &self.cause {
+            m.insert("cause".into(), Value::Object(c.fields()));
+        }
+        m
     }
+
+    /// A message of `type` (with `extra` fields such as a status) that carries this text.
+    fn message_of(&self, kind: &str, extra: Value) -> Value {
+        let mut m = self.fields();
+        m.insert("type".into(), Value::from(kind));
+        if let Value::Object(x) = extra {
+            m.extend(x);
+        }
+        Value::Object(m)
+    }
+
+    fn message(&self) -> Value {
+        self.message_of("error", Value::Null)
+    }
+
+    /// This text, made with `cause`'s English text in its place `{cause}`, with `cause` itself
+    /// for the page to translate.
+    fn because(mut self, cause: Refusal) -> Refusal {
+        self.cause = Some(Box::new(cause));
+        self
+    }
+}
+
+/// The engine's failure in the page's words.
+fn engine_failure(e: &EngineError) -> Refusal {
+    match e {
+        EngineError::Crashed(s) => {
+            refusal!("e_engine_crashed", "the engine crashed: {why}", why = s)
+        }
+        EngineError::Hung(s) => refusal!(
+            "e_engine_hung",
+            "the engine stopped answering: {why}",
+            why = s
+        ),
+        EngineError::Spawn(s) => refusal!(
+            "e_engine_spawn",
+            "the engine could not be started: {why}",
+            why = s
+        ),
+    }
+}
+
+/// The message of a tab refused because every engine is in use.
+pub fn all_engines_busy(max: usize) -> Value {
+    refusal!(
+        "e_all_engines_busy",
+        "All {n} engines are in use (mill-gui --max-engines {n}): close another tab and reload this one.",
+        n = max
+    )
+    .message_of("fatal", Value::Null)
 }
 
 /// Why a request failed: the page's fault (a message for it) or the engine's.
@@ -309,7 +371,7 @@ impl Session {
             let _ = sink.close().await;
         });
         if let Err(e) = self.start_engine().await {
-            self.push(json!({"type": "fatal", "message": e.to_string()}));
+            self.push(engine_failure(&e).message_of("fatal", Value::Null));
             self.outbox = None;
             let _ = writer.await;
             return;

@@ -189,3 +189,32 @@ pub fn alive(pid: u32) -> bool {
         Err(_) => false,
     }
 }
+
+/// An engine that forwards to millstone until the Nth `go`, then crashes (or hangs).
+pub fn wrapper(mode: &str, at: u32) -> String {
+    let dir = bin_dir().join("gui-test-engines");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("{mode}-{at}.sh"));
+    let action = if mode == "crash" {
+        "kill -9 $pid; exit 3"
+    } else {
+        "while true; do sleep 1; done"
+    };
+    let script = format!(
+        r#"#!/bin/bash
+f=$(mktemp -u); mkfifo "$f"
+"{engine}" < "$f" &
+pid=$!
+exec 3>"$f"; rm -f "$f"
+n=0
+while IFS= read -r line; do
+  case "$line" in go*) n=$((n+1)); if [ "$n" -ge {at} ]; then {action}; fi;; esac
+  printf '%s\n' "$line" >&3
+done
+kill $pid
+"#,
+        engine = program("millstone").display()
+    );
+    std::fs::write(&path, script).unwrap();
+    path.to_string_lossy().into_owned()
+}
