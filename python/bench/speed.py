@@ -117,6 +117,7 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
     ap.add_argument("--sizes", default="1,64,1024")
     ap.add_argument("--rounds", type=int, default=6, help="slices per measurement, interleaved")
+    ap.add_argument("--threads", type=int, default=1, help="VectorEnv's threads (batches above 256 games)")
     args = ap.parse_args()
     sizes = [int(x) for x in args.sizes.split(",")]
     try:
@@ -131,8 +132,8 @@ def main() -> None:
     print("|---:|---:|---:|---:|---:|---:|---:|")
     for n in sizes:
         os_runner = OpenSpielRunner(n, per_action)
-        env = millstone.VectorEnv(n, variant="nine", flying=True, seed=0)
-        env2 = millstone.VectorEnv(n, variant="nine", flying=True, seed=0)
+        env = millstone.VectorEnv(n, variant="nine", flying=True, seed=0, threads=args.threads)
+        env2 = millstone.VectorEnv(n, variant="nine", flying=True, seed=0, threads=args.threads)
         (os_m, os_g), (ve_m, ve_g), (ro_m, _) = measure(
             [os_runner.run, lambda s: vectorenv_slice(env, s), lambda s: rust_only_slice(env2, s)],
             args.seconds,

@@ -117,6 +117,9 @@ struct Slot {
     result: i8,
     games: u64,
     moves: u64,
+    /// The action the random or greedy player last picked here, legal until the game moves on:
+    /// `step` with it needs no check.
+    picked: Option<usize>,
 }
 
 impl Slot {
@@ -131,10 +134,12 @@ impl Slot {
             result: 0,
             games: 0,
             moves: 0,
+            picked: None,
         }
     }
 
     fn play(&mut self, m: Move) {
+        self.picked = None;
         self.core.play_legal(m);
         self.moves += 1;
         self.episode_len += 1;
@@ -155,6 +160,7 @@ impl Slot {
     }
 
     fn reset(&mut self, cfg: Config) {
+        self.picked = None;
         self.core.reset();
         self.episode_len = 0;
         self.opponent_moves(cfg);
@@ -184,6 +190,9 @@ impl Slot {
     }
 
     fn is_legal(&self, cfg: Config, a: usize) -> bool {
+        if self.picked == Some(a) {
+            return true;
+        }
         if cfg.two_step {
             let mut v = Vec::new();
             self.core.legal_two_step_ids(&mut v);
@@ -195,6 +204,7 @@ impl Slot {
 
     /// Applies a checked action, then the opponent's answer.
     fn step(&mut self, cfg: Config, a: usize) -> (f32, bool) {
+        self.picked = None;
         let mover = self.core.to_move();
         let done = if cfg.two_step {
             self.core.apply_two_step(a).expect("a checked action")
@@ -218,6 +228,12 @@ impl Slot {
 
     /// A random (or greedy) legal action id.
     fn pick(&mut self, cfg: Config, greedy: bool) -> usize {
+        let a = self.pick_uncached(cfg, greedy);
+        self.picked = Some(a);
+        a
+    }
+
+    fn pick_uncached(&mut self, cfg: Config, greedy: bool) -> usize {
         let core = &self.core;
         if let Some(p) = core.pending() {
             let cands: Vec<Move> = core
@@ -596,10 +612,14 @@ impl VectorEnv {
         let slots = &mut self.slots;
         let pool = self.pool.as_ref();
         py.allow_threads(|| {
-            for (i, (&a, s)) in actions.iter().zip(slots.iter()).enumerate() {
-                if a < 0 || a as usize >= limit || !s.is_legal(cfg, a as usize) {
-                    return Err(format!("game {i}: action {a} is not legal"));
-                }
+            // Checked on the games' threads too; nothing is applied unless every action is legal.
+            let mut ok = vec![false; slots.len()];
+            for_each_slot(pool, slots, &mut ok, |i, s, ok| {
+                let a = actions[i];
+                *ok = a >= 0 && (a as usize) < limit && s.is_legal(cfg, a as usize);
+            });
+            if let Some(i) = ok.iter().position(|&k| !k) {
+                return Err(format!("game {i}: action {} is not legal", actions[i]));
             }
             step_all(pool, slots, actions, cfg, o, r, d);
             Ok(())

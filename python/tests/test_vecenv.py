@@ -56,6 +56,21 @@ def test_illegal_action_applies_nothing():
         env.step(np.zeros(2, dtype=np.int64))
 
 
+@pytest.mark.parametrize("threads", [1, 3])
+def test_picked_actions_are_checked_again_after_a_step(threads):
+    """The random player's pick needs no check in the step right after it, and only there: the
+    same placements once more land on occupied points and are refused, with nothing applied."""
+    env = millstone.VectorEnv(600, seed=4, threads=threads)
+    acts = env.random_actions()
+    env.step(acts)
+    before = env.fens()
+    with pytest.raises(ValueError, match="game 0: action"):
+        env.step(acts)
+    assert env.fens() == before
+    # A fresh pick is legal again, also after a refused step.
+    env.step(env.random_actions())
+
+
 @pytest.mark.parametrize("opponent", ["random", "greedy"])
 @pytest.mark.parametrize("agent", ["w", "b"])
 def test_opponents(opponent, agent):
