@@ -75,6 +75,23 @@ async fn engine_is_killed_when_its_socket_closes() {
     wait_dead(pid).await;
 }
 
+/// An engine that dies before its handshake: the tab gets a fatal message with the failure's
+/// key and its cause, for the page to show in its language.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn engine_dead_at_start_is_a_fatal_message_with_its_key() {
+    let s = Server::start(&[], &["sh".into(), "-c".into(), "exit 3".into()]);
+    let mut ws = connect(&s).await;
+    let f = next_of(&mut ws, "fatal", 10).await;
+    assert_eq!(f["key"], "e_engine_crashed", "{f}");
+    let why = f["vars"]["why"].as_str().unwrap_or("");
+    assert!(!why.is_empty(), "{f}");
+    assert_eq!(
+        f["message"].as_str().unwrap(),
+        format!("the engine crashed: {why}"),
+        "{f}"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn max_engines_holds() {
     let s = Server::with_millstone(&["--max-engines", "2"]);
