@@ -785,6 +785,17 @@ impl<'a> Solver<'a> {
         Ok(self.finish(value, best))
     }
 
+    /// The exact value of `pos` and a move that keeps it, as [`Solver::solve`] gives them, but
+    /// without saving the checkpoint at the end: for a caller that solves many positions and
+    /// saves at its own pace (`mill-tb book --for`).
+    pub fn value_and_best(&mut self, pos: &Position) -> Result<(Wdl, Option<Move>), SolveError> {
+        self.check_rules(pos)?;
+        self.begin();
+        let mut p = *pos;
+        let (value, best) = self.value(&mut p)?;
+        Ok((to_wdl(value), best))
+    }
+
     /// Every legal move with its exact value for the side making it, in move-generator order;
     /// the moves whose value equals the position's keep it. Empty when the game is over.
     pub fn keeping_moves(&mut self, pos: &Position) -> Result<Vec<(Move, Wdl)>, SolveError> {

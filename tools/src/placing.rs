@@ -5,7 +5,7 @@
 
 use millstone::tablebase::placing::{self, Child, Sector, SectorReport};
 use millstone::tablebase::{file_name, Job, Tablebase, Wdl};
-use millstone::{Position, Rules};
+use millstone::{Move, Position, Rules};
 use std::path::Path;
 use std::time::Instant;
 
@@ -436,10 +436,23 @@ pub fn opening_census(
 /// that walk a book as it was built): every move of every position in turn, keeping a child
 /// still in the placing phase and not over, the first of each class of mirror images.
 pub fn next_ply(level: &[Position], solver: &millstone::solve::Solver) -> Vec<Position> {
+    let level: Vec<(Position, Vec<Move>)> = level
+        .iter()
+        .map(|p| (*p, p.legal_moves().iter().copied().collect()))
+        .collect();
+    next_ply_through(&level, solver)
+}
+
+/// [`next_ply`] through the given moves of each position only (a book for one side follows
+/// one winning move where that side is to move).
+pub fn next_ply_through(
+    level: &[(Position, Vec<Move>)],
+    solver: &millstone::solve::Solver,
+) -> Vec<Position> {
     let mut next = Vec::new();
     let mut seen = std::collections::HashSet::new();
-    for pos in level {
-        for &m in pos.legal_moves().iter() {
+    for (pos, moves) in level {
+        for &m in moves {
             let mut child = *pos;
             child.make(m);
             if !child.is_moving_phase()

@@ -515,3 +515,105 @@ fn audit_placing_finds_the_moves_that_give_a_value_away_and_book_writes_a_book()
     );
     assert!(err.contains("resumed from"), "{err}");
 }
+
+/// `book --for white` from an empty board with 3 in hand each (a win for White): a proof tree,
+/// far smaller than the full book of as many plies, in which every White position of the tree
+/// is answered from the book alone with a winning move that an independent solver (no book)
+/// confirms, and every Black reply is there.
+#[test]
+fn book_for_one_side_is_a_proof_of_its_win() {
+    use millstone::solve::{Checkpoint, Solver};
+    use millstone::tablebase::{Tablebase, Wdl};
+    use millstone::{Color, Position, Rules, Variant};
+    let dir = scratch("book-for");
+    let tables = nine7();
+    let d = tables.to_str().unwrap();
+    let fen = ".../.../.../....../.../.../... w 3 3 0 7";
+    let book = |name: &str, extra: &[&str]| {
+        let out = dir.join(name);
+        let mut a = vec![
+            "book",
+            "--dir",
+            d,
+            "--out",
+            out.to_str().unwrap(),
+            "--fen",
+            fen,
+            "--plies",
+            "6",
+            "--hash-mb",
+            "16",
+        ];
+        a.extend_from_slice(extra);
+        let (stdout, _) = run_ok(TB, &args(&a));
+        (out, stdout)
+    };
+    let (proof, said) = book("white.bin", &["--for", "white"]);
+    assert!(
+        said.contains("6 plies of nine (flying on) for White"),
+        "{said}"
+    );
+    let (full, _) = book("full.bin", &[]);
+    let (p, f) = (
+        Checkpoint::read(&proof).unwrap(),
+        Checkpoint::read(&full).unwrap(),
+    );
+    assert!(
+        p.len() * 20 < f.len(),
+        "the proof has {} entries, the full book {}",
+        p.len(),
+        f.len()
+    );
+
+    let rules = Rules::new(Variant::Nine, true);
+    let tb = Tablebase::open(tables).unwrap();
+    let mut with_book = Solver::new(&tb, rules, 16).unwrap();
+    with_book.absorb(&p).unwrap();
+    let mut plain = Solver::new(&tb, rules, 16).unwrap();
+    // Walk the proof: White's winning move from the book, every Black reply.
+    let mut level = vec![Position::from_fen(fen, rules).unwrap()];
+    let mut white_positions = 0;
+    while !level.is_empty() {
+        let mut next = Vec::new();
+        for pos in &level {
+            let moves: Vec<_> = if pos.side_to_move() == Color::White {
+                let (v, best) = with_book.value_and_best(pos).unwrap();
+                assert_eq!(v, Wdl::Win, "{pos}");
+                assert!(with_book.nodes() <= 4, "{pos}: {} nodes", with_book.nodes());
+                let best = best.expect("a winning move");
+                let mut child = *pos;
+                child.make(best);
+                assert_eq!(
+                    plain.solve(&child).unwrap().value,
+                    Wdl::Loss,
+                    "{pos} {best}"
+                );
+                white_positions += 1;
+                vec![best]
+            } else {
+                pos.legal_moves().iter().copied().collect()
+            };
+            for m in moves {
+                let mut child = *pos;
+                child.make(m);
+                if !child.is_moving_phase() && child.outcome().is_none() {
+                    next.push(child);
+                }
+            }
+        }
+        level = next;
+    }
+    assert!(white_positions > 100, "{white_positions} White positions");
+    // A wrong side is refused with the choices.
+    let out = run(
+        TB,
+        &args(&[
+            "book", "--dir", d, "--out", "x", "--fen", fen, "--for", "red",
+        ]),
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("expected white or black"),
+        "{err}"
+    );
+}

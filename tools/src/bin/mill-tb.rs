@@ -7,7 +7,7 @@ use millstone::tablebase::{
     file_name, job_of, parse_file_name, plan, solve_pair_with, value_from_children_with,
     verify_table, Job, Table, TableFile, Tablebase, TbError, Value, Wdl,
 };
-use millstone::{Color, Game, Position, Rules, Variant};
+use millstone::{Color, Game, Move, Position, Rules, Variant};
 use millstone_tools::record::GameRecord;
 use millstone_tools::{progress, resources, setup};
 use rand::{Rng, SeedableRng};
@@ -258,6 +258,12 @@ enum Command {
         /// Seconds between saves of OUT.
         #[arg(long, default_value_t = 300)]
         checkpoint_secs: u64,
+        /// A book for one side (white or black) only: where that side is to move and wins, the
+        /// book proves one winning move and follows it alone; every reply of the other side,
+        /// and every move where the side does not win, is followed as in the full book. The
+        /// proof of a win, far smaller than the full book of as many plies.
+        #[arg(long = "for", value_name = "SIDE")]
+        for_side: Option<String>,
     },
     /// Solve a placing-phase position exactly: a full-width search of the placing tree with
     /// the tables' values where the moving phase begins (see `millstone::solve`).
@@ -548,8 +554,15 @@ fn run(command: Command) -> Result<(), String> {
             hash_mb,
             checkpoint_secs,
             memory,
+            for_side,
         } => {
             let rules = Rules::new(variant, !no_flying);
+            let for_side = match for_side.as_deref() {
+                None => None,
+                Some("white" | "w") => Some(Color::White),
+                Some("black" | "b") => Some(Color::Black),
+                Some(o) => return Err(format!("--for {o}: expected white or black")),
+            };
             let out = match out {
                 Some(o) => o,
                 None => millstone::datadir::default_book(rules).ok_or(
@@ -577,6 +590,7 @@ fn run(command: Command) -> Result<(), String> {
                 rules,
                 hash_mb,
                 std::time::Duration::from_secs(checkpoint_secs.max(1)),
+                for_side,
             )
         }
         Command::Solve {
@@ -1422,6 +1436,7 @@ fn none_or_listed(mismatches: Vec<String>) -> Result<(), String> {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn book(
     dir: &Path,
     out: &Path,
@@ -1430,6 +1445,7 @@ fn book(
     rules: Rules,
     hash_mb: usize,
     every: std::time::Duration,
+    for_side: Option<Color>,
 ) -> Result<(), String> {
     if !dir.is_dir() {
         return Err(format!("{} is not a directory", dir.display()));
@@ -1453,10 +1469,31 @@ fn book(
     for ply in 0..plies {
         let t = std::time::Instant::now();
         let mut nodes = 0u64;
+        let mut proofs = 0u64;
         let bar =
             progress::Progress::new(&format!("book ply {ply}"), level.len() as u64, "positions");
+        // Each position with the moves the next ply follows.
+        let mut followed: Vec<(Position, Vec<Move>)> = Vec::with_capacity(level.len());
         for pos in &level {
             bar.inc(1);
+            // The side the book is for wins here: one proven winning move is all it needs.
+            if for_side == Some(pos.side_to_move()) {
+                let (v, best) = solver
+                    .value_and_best(pos)
+                    .map_err(|e| format!("{pos}: {e}"))?;
+                nodes += solver.nodes();
+                if let (Wdl::Win, Some(best)) = (v, best) {
+                    counts[0] += 1;
+                    proofs += 1;
+                    solver.pin(pos);
+                    let mut child = *pos;
+                    child.make(best);
+                    solver.pin(&child);
+                    log::debug!("{pos}: Win by {best}");
+                    followed.push((*pos, vec![best]));
+                    continue;
+                }
+            }
             let (v, keep) = solver
                 .value_keeping(pos)
                 .map_err(|e| format!("{pos}: {e}"))?;
@@ -1473,27 +1510,38 @@ fn book(
             );
             // The book keeps these entries: the engine's root asks for every child.
             solver.pin(pos);
-            for &m in pos.legal_moves().iter() {
+            let moves: Vec<Move> = pos.legal_moves().iter().copied().collect();
+            for &m in &moves {
                 let mut child = *pos;
                 child.make(m);
                 solver.pin(&child);
             }
+            followed.push((*pos, moves));
         }
         drop(bar);
+        let how = if for_side.is_some() {
+            format!(" ({proofs} won by the book's side: one winning move proven and followed)")
+        } else {
+            String::new()
+        };
         eprintln!(
-            "ply {ply}: {} positions solved with every move in {:.1}s ({nodes} nodes); {:.0}s in all",
+            "ply {ply}: {} positions solved with every move{how} in {:.1}s ({nodes} nodes); {:.0}s in all",
             level.len(),
             t.elapsed().as_secs_f64(),
             start.elapsed().as_secs_f64()
         );
-        level = millstone_tools::placing::next_ply(&level, &solver);
+        level = millstone_tools::placing::next_ply_through(&followed, &solver);
     }
     let n = solver
         .save_checkpoint(out)
         .map_err(|e| format!("{}: {e}", out.display()))?;
     let bytes = std::fs::metadata(out).map_or(0, |m| m.len());
+    let kind = match for_side {
+        Some(c) => format!(" for {}", if c == Color::White { "White" } else { "Black" }),
+        None => String::new(),
+    };
     println!(
-        "book {}: {plies} plies of {rules}, {} positions won, {} drawn, {} lost for the side to move; {n} proven entries, {bytes} bytes, {:.1}s",
+        "book {}: {plies} plies of {rules}{kind}, {} positions won, {} drawn, {} lost for the side to move; {n} proven entries, {bytes} bytes, {:.1}s",
         out.display(),
         counts[0],
         counts[1],
