@@ -481,13 +481,16 @@ pub struct BookCheck {
 /// `plies` plies, walked as `mill-tb book` walks them, the value and the set of moves that keep
 /// it, from the book's proven entries (a solver loaded with them, searching only what the book
 /// left out) and from the tables. `root` is the book's first position (`mill-tb book --fen`),
-/// the start when `None`.
+/// the start when `None`. With `for_side` (a book of `mill-tb book --for`), a position of that
+/// side that the book proves won is walked as the book walked it: the tables must call it won
+/// and the book's winning move must keep the win in the tables; that move alone is followed.
 pub fn book_check(
     dir: &Path,
     book: &Path,
     root: Option<&str>,
     plies: u32,
     hash_mb: usize,
+    for_side: Option<millstone::Color>,
 ) -> Result<BookCheck, String> {
     let tb = Tablebase::open(dir).map_err(|e| e.to_string())?;
     let checkpoint = millstone::solve::Checkpoint::read(book)
@@ -510,11 +513,32 @@ pub fn book_check(
     };
     let mut level = vec![first];
     for ply in 0..plies {
+        let mut followed: Vec<(Position, Vec<Move>)> = Vec::with_capacity(level.len());
         for pos in &level {
             let root = tb.probe_root(pos).ok_or_else(|| {
                 format!("{pos}: the placing tables of {rules} do not cover it (ply {ply})")
             })?;
             let v = root.probe.wdl.real();
+            if for_side == Some(pos.side_to_move()) {
+                let (bv, best) = solver
+                    .value_and_best(pos)
+                    .map_err(|e| format!("{pos}: {e}"))?;
+                out.nodes += solver.nodes();
+                if let (Wdl::Win, Some(best)) = (bv, best) {
+                    let kept = root
+                        .moves
+                        .iter()
+                        .any(|(m, p)| *m == best && p.wdl.real() == Wdl::Win);
+                    if v != Wdl::Win || !kept {
+                        out.mismatches.push(format!(
+                            "{pos}: the book wins by {best}, the tables say {v:?} and that {best} {} the win",
+                            if kept { "keeps" } else { "does not keep" }
+                        ));
+                    }
+                    followed.push((*pos, vec![best]));
+                    continue;
+                }
+            }
             let mut keep: Vec<String> = root
                 .moves
                 .iter()
@@ -535,9 +559,10 @@ pub fn book_check(
                     bkeep.join(" ")
                 ));
             }
+            followed.push((*pos, pos.legal_moves().iter().copied().collect()));
         }
         out.per_ply.push(level.len() as u64);
-        level = next_ply(&level, &solver);
+        level = next_ply_through(&followed, &solver);
     }
     Ok(out)
 }

@@ -1,5 +1,5 @@
 //! `mill-tb` on the placing-phase tables: generate, plan, info, verify, probe and crosscheck
-//! (random positions and a book) through the real binary, a sector made again alone is byte-identical, and a damaged file is
+//! (random positions, a book and a proof book) through the real binary, a sector made again alone is byte-identical, and a damaged file is
 //! found by `verify`.
 
 mod common;
@@ -102,6 +102,73 @@ fn placing_tables_through_mill_tb() {
     );
     assert!(err.contains("book ply 2: "), "{err}");
     assert!(err.contains(" 0 mismatches"), "{err}");
+    // A proof book (`book --for black` from a position black wins) is walked as it was made:
+    // one winning move of Black's, in the tables too, then every White reply.
+    let won = ".B./..W/W../....../.../.../.W. b 1 2 0 8";
+    let proof = dir.join("proof.bin");
+    let p = proof.to_str().unwrap();
+    let (said, _) = run_ok(
+        TB,
+        &args(&[
+            "book",
+            "--dir",
+            d,
+            "--fen",
+            won,
+            "--plies",
+            "3",
+            "--for",
+            "black",
+            "--out",
+            p,
+            "--hash-mb",
+            "64",
+        ]),
+    );
+    assert!(said.contains("for Black"), "{said}");
+    let (_, err) = run_ok(
+        TB,
+        &args(&[
+            "crosscheck",
+            "--dir",
+            d,
+            "--book",
+            p,
+            "--book-plies",
+            "3",
+            "--fen",
+            won,
+            "--hash-mb",
+            "64",
+            "--for",
+            "black",
+        ]),
+    );
+    assert!(err.contains("book ply 0: 1 positions"), "{err}");
+    assert!(err.contains("book ply 1: 1 positions"), "{err}");
+    assert!(err.contains(" 0 mismatches"), "{err}");
+    // Without --for the same book is compared in full: every Black move, most not in it.
+    let (_, err) = run_ok(
+        TB,
+        &args(&[
+            "crosscheck",
+            "--dir",
+            d,
+            "--book",
+            p,
+            "--book-plies",
+            "2",
+            "--fen",
+            won,
+            "--hash-mb",
+            "64",
+        ]),
+    );
+    assert!(!err.contains("book ply 1: 1 positions"), "{err}");
+    // --for needs a book.
+    let out = run(TB, &args(&["crosscheck", "--dir", d, "--for", "white"]));
+    assert!(!out.status.success(), "--for without --book was taken");
+
     // A file that is not a book is refused with its name, not compared.
     let junk = dir.join("junk.bin");
     std::fs::write(&junk, b"not a book").unwrap();

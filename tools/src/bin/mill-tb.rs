@@ -173,6 +173,11 @@ enum Command {
         /// The book's first position, as given to `mill-tb book --fen` (default: the start).
         #[arg(long)]
         fen: Option<String>,
+        /// The book is one side's proof (`mill-tb book --for SIDE`): where that side is to
+        /// move, the tables must give the book's value and keep it by the book's move, which
+        /// alone is followed; every position of the other side is compared in full.
+        #[arg(long = "for", value_name = "SIDE", requires = "book")]
+        for_side: Option<String>,
     },
     /// Print each table's positions, wins, draws and losses (per position), longest distances,
     /// results spoilt by the 100-ply rule and file size (from the headers: instant).
@@ -464,6 +469,7 @@ fn run(command: Command) -> Result<(), String> {
             book: Some(book),
             book_plies,
             fen,
+            for_side,
             ..
         } => millstone_tools::placing::book_check(
             &tables(dir)?,
@@ -471,6 +477,7 @@ fn run(command: Command) -> Result<(), String> {
             fen.as_deref(),
             book_plies,
             hash_mb,
+            side(for_side.as_deref())?,
         )
         .and_then(|c| {
             let n: u64 = c.per_ply.iter().sum();
@@ -557,12 +564,7 @@ fn run(command: Command) -> Result<(), String> {
             for_side,
         } => {
             let rules = Rules::new(variant, !no_flying);
-            let for_side = match for_side.as_deref() {
-                None => None,
-                Some("white" | "w") => Some(Color::White),
-                Some("black" | "b") => Some(Color::Black),
-                Some(o) => return Err(format!("--for {o}: expected white or black")),
-            };
+            let for_side = side(for_side.as_deref())?;
             let out = match out {
                 Some(o) => o,
                 None => millstone::datadir::default_book(rules).ok_or(
@@ -1549,6 +1551,16 @@ fn book(
         start.elapsed().as_secs_f64()
     );
     Ok(())
+}
+
+/// The side of `--for`.
+fn side(s: Option<&str>) -> Result<Option<Color>, String> {
+    match s {
+        None => Ok(None),
+        Some("white" | "w") => Ok(Some(Color::White)),
+        Some("black" | "b") => Ok(Some(Color::Black)),
+        Some(o) => Err(format!("--for {o}: expected white or black")),
+    }
 }
 
 fn wdl_word(w: Wdl) -> &'static str {
