@@ -84,22 +84,7 @@ fn placing_tables_through_mill_tb() {
             "64",
         ]),
     );
-    let (_, err) = run_ok(
-        TB,
-        &args(&[
-            "crosscheck",
-            "--dir",
-            d,
-            "--book",
-            b,
-            "--book-plies",
-            "3",
-            "--fen",
-            fen,
-            "--hash-mb",
-            "64",
-        ]),
-    );
+    let err = book_crosscheck(d, b, 3, fen, &[]);
     assert!(err.contains("book ply 2: "), "{err}");
     assert!(err.contains(" 0 mismatches"), "{err}");
     // A proof book (`book --for black` from a position black wins) is walked as it was made:
@@ -126,44 +111,12 @@ fn placing_tables_through_mill_tb() {
         ]),
     );
     assert!(said.contains("for Black"), "{said}");
-    let (_, err) = run_ok(
-        TB,
-        &args(&[
-            "crosscheck",
-            "--dir",
-            d,
-            "--book",
-            p,
-            "--book-plies",
-            "3",
-            "--fen",
-            won,
-            "--hash-mb",
-            "64",
-            "--for",
-            "black",
-        ]),
-    );
+    let err = book_crosscheck(d, p, 3, won, &["--for", "black"]);
     assert!(err.contains("book ply 0: 1 positions"), "{err}");
     assert!(err.contains("book ply 1: 1 positions"), "{err}");
     assert!(err.contains(" 0 mismatches"), "{err}");
     // Without --for the same book is compared in full: every Black move, most not in it.
-    let (_, err) = run_ok(
-        TB,
-        &args(&[
-            "crosscheck",
-            "--dir",
-            d,
-            "--book",
-            p,
-            "--book-plies",
-            "2",
-            "--fen",
-            won,
-            "--hash-mb",
-            "64",
-        ]),
-    );
+    let err = book_crosscheck(d, p, 2, won, &[]);
     assert!(!err.contains("book ply 1: 1 positions"), "{err}");
     // --for needs a book.
     let out = run(TB, &args(&["crosscheck", "--dir", d, "--for", "white"]));
@@ -257,4 +210,25 @@ fn plan_runs_jobs_through_srun_with_their_estimates() {
         assert!(l.contains("M --time="), "{l}");
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `mill-tb crosscheck --book` of a book's first `plies` plies from `fen`, with `extra`
+/// arguments; its stderr (the report). Fails the test if the command fails.
+fn book_crosscheck(dir: &str, book: &str, plies: u32, fen: &str, extra: &[&str]) -> String {
+    let plies = plies.to_string();
+    let mut a = vec![
+        "crosscheck",
+        "--dir",
+        dir,
+        "--book",
+        book,
+        "--book-plies",
+        &plies,
+        "--fen",
+        fen,
+        "--hash-mb",
+        "64",
+    ];
+    a.extend_from_slice(extra);
+    run_ok(TB, &args(&a)).1
 }
