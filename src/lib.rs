@@ -5,7 +5,8 @@
 //!
 //! - [`types`], [`bitboard`], [`topology`], [`moves`]: the vocabulary.
 //! - [`position`]: a game state, position strings, playing moves, the end of the game.
-//! - [`movegen`]: legal moves; [`perft`]: counting them.
+//! - [`movegen`]: legal moves; [`perft`]: counting them; [`rings`]: the board as three rings,
+//!   for counting and picking moves with a few shifts.
 //! - [`zobrist`]: hash keys; [`game`]: a game record with repetition and the 100-ply rule.
 //! - [`eval`]: static evaluation; [`tt`]: the shared transposition table; [`search`]: the
 //!   alpha-beta search; [`timeman`]: time budgets; [`engine`]: the façade with threads and
@@ -33,6 +34,7 @@ pub mod moves;
 pub mod perft;
 pub mod position;
 pub mod protocol;
+pub mod rings;
 pub mod search;
 pub mod skill;
 pub mod solve;

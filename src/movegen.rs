@@ -3,6 +3,7 @@
 use crate::bitboard::Bitboard;
 use crate::moves::{Move, MoveList};
 use crate::position::Position;
+use crate::rings::{self, Pairs};
 use crate::types::Point;
 
 /// Calls `f(from, to, closes_mill)` for every placement or slide of the side to move, before
@@ -85,57 +86,162 @@ pub fn generate_mills(pos: &Position, list: &mut MoveList) {
     });
 }
 
-/// The empty points where a piece of the side to move would stand in a line with two of its
-/// pieces: every move that closes a mill ends on one of them (for a placement, exactly those).
-#[inline(always)]
-fn mill_targets(pos: &Position, own: Bitboard, empty: Bitboard) -> Bitboard {
-    let mut t = 0u32;
-    for &l in pos.topology().lines() {
-        if (own.0 & l).count_ones() == 2 {
-            t |= l & empty.0;
+/// In-byte positions of set bits: `SELECT_IN_BYTE[b][k]` is the `k`-th set bit of `b`.
+static SELECT_IN_BYTE: [[u8; 8]; 256] = {
+    let mut t = [[0u8; 8]; 256];
+    let mut b = 0;
+    while b < 256 {
+        let (mut k, mut i) = (0, 0);
+        while i < 8 {
+            if b & (1 << i) != 0 {
+                t[b][k] = i as u8;
+                k += 1;
+            }
+            i += 1;
         }
+        b += 1;
     }
-    Bitboard(t)
+    t
+};
+
+/// The bit of `b` with `k` bits of `b` below it (`k < b.count_ones()`), found byte by byte
+/// (x86-64-v2 has no `pdep`) and without branches: the index is random, so a branch would be
+/// mispredicted often.
+#[inline(always)]
+fn select(b: u32, k: u32) -> u32 {
+    debug_assert!(k < b.count_ones());
+    let c0 = (b & 0xff).count_ones();
+    let c1 = c0 + ((b >> 8) & 0xff).count_ones();
+    let past0 = (k >= c0) as u32;
+    let past1 = (k >= c1) as u32;
+    let byte = past0 + past1;
+    let k = k - past0 * c0 - past1 * (c1 - c0);
+    8 * byte + SELECT_IN_BYTE[((b >> (8 * byte)) & 0xff) as usize][k as usize & 7] as u32
 }
 
-/// The destinations among `targets` where the piece from `from` (a slide or fly) closes a mill.
-#[inline(always)]
-fn closing(pos: &Position, own: Bitboard, from: Point, targets: Bitboard) -> Bitboard {
-    let rest = own.without(from);
-    let topo = pos.topology();
-    let mut c = Bitboard::EMPTY;
-    for to in targets {
-        if topo.closes_mill(rest.with(to), to) {
-            c = c.with(to);
-        }
-    }
-    c
+/// Where the moves of a group come from.
+#[derive(Copy, Clone)]
+enum Origin {
+    /// Placements.
+    Hand,
+    /// Slides in one direction: counterclockwise, clockwise, inwards, outwards.
+    Step(usize),
+    /// Flights of the piece on this ring bit.
+    Piece(u32),
 }
 
-/// The point of `b` with `k` points of `b` below it (`k < b.count()`).
-#[inline(always)]
-fn kth_point(b: Bitboard, k: u64) -> Point {
-    let mut r = b.0;
-    for _ in 0..k {
-        r &= r - 1;
+/// The legal moves of a position in the order [`choose`] numbers them: by group (the placements;
+/// the slides by direction; the flights by piece), in a group by destination (in the ring
+/// layout of [`crate::rings`]), and a destination that closes a mill once per removable piece.
+/// Each set is in the ring layout.
+struct Groups {
+    origin: [Origin; 4],
+    dests: [u32; 4],
+    mills: [u32; 4],
+    /// The groups' moves with one removal per mill, and the mills.
+    bases: u32,
+    mill_bases: u32,
+}
+
+impl Groups {
+    #[inline(always)]
+    fn of(pos: &Position) -> Option<Groups> {
+        let us = pos.side_to_move();
+        if pos.material(us) < 3 {
+            return None;
+        }
+        let own = rings::from_board(pos.pieces(us).0);
+        let empty = rings::from_board(pos.empty().0);
+        let across = rings::across(pos.variant());
+        let mut g = Groups {
+            origin: [Origin::Hand; 4],
+            dests: [0; 4],
+            mills: [0; 4],
+            bases: 0,
+            mill_bases: 0,
+        };
+        if pos.in_hand(us) > 0 {
+            g.dests[0] = empty;
+            g.mills[0] = Pairs::of(own, across).any() & empty;
+        } else if pos.can_fly(us) {
+            // A flight closes a mill where the other pieces make a pair.
+            for (i, f) in (0..3).zip(BitIter(own)) {
+                g.origin[i] = Origin::Piece(f);
+                g.dests[i] = empty;
+                g.mills[i] = Pairs::of(own & !(1 << f), across).any() & empty;
+            }
+        } else {
+            // A slide closes a mill along a line through its destination that does not hold its
+            // origin: for a slide along a ring, a line of the other side or across; for one
+            // across the rings, a side line.
+            let p = Pairs::of(own, across);
+            let reach = [
+                rings::fwd(own),
+                rings::back(own),
+                rings::inward(own & across),
+                rings::outward(own & across),
+            ];
+            let closing = [
+                p.ahead | p.across,
+                p.behind | p.across,
+                p.ahead | p.behind | p.side,
+                p.ahead | p.behind | p.side,
+            ];
+            for i in 0..4 {
+                g.origin[i] = Origin::Step(i);
+                g.dests[i] = reach[i] & empty;
+                g.mills[i] = reach[i] & empty & closing[i];
+            }
+        }
+        for i in 0..4 {
+            g.bases += g.dests[i].count_ones();
+            g.mill_bases += g.mills[i].count_ones();
+        }
+        Some(g)
     }
-    Point::from_index(r.trailing_zeros() as usize)
+}
+
+/// The ring bits of a set, lowest first.
+struct BitIter(u32);
+
+impl Iterator for BitIter {
+    type Item = u32;
+    #[inline(always)]
+    fn next(&mut self) -> Option<u32> {
+        if self.0 == 0 {
+            return None;
+        }
+        let i = self.0.trailing_zeros();
+        self.0 &= self.0 - 1;
+        Some(i)
+    }
+}
+
+/// The opponent's pieces a mill could take now, in the ring layout.
+#[inline(always)]
+fn removable_rings(pos: &Position) -> u32 {
+    let opp = rings::from_board(pos.pieces(pos.side_to_move().other()).0);
+    let free = opp & !rings::in_mills(opp, rings::across(pos.variant()));
+    if free != 0 {
+        free
+    } else {
+        opp
+    }
 }
 
 /// The number of legal moves, counted without building them (perft's bulk counting).
 pub fn count(pos: &Position) -> u64 {
-    let extra = removable(pos).count().saturating_sub(1) as u64;
-    let mut n = 0u64;
-    let mut mills = 0u64;
-    for_each_base(pos, |_, _, mill| {
-        n += 1;
-        mills += mill as u64;
-    });
-    n + mills * extra
+    let Some(g) = Groups::of(pos) else {
+        return 0;
+    };
+    if g.mill_bases == 0 {
+        return g.bases as u64;
+    }
+    let extra = removable_rings(pos).count_ones().saturating_sub(1);
+    (g.bases + g.mill_bases * extra) as u64
 }
 
-/// The move at index `k` of [`generate`]'s list, found without building the list; `None` when
-/// there are at most `k` legal moves.
+/// The move numbered `k` by [`choose`]; `None` when there are at most `k` legal moves.
 pub fn nth(pos: &Position, k: u64) -> Option<Move> {
     let mut too_big = false;
     let m = choose(pos, |n| {
@@ -145,97 +251,70 @@ pub fn nth(pos: &Position, k: u64) -> Option<Move> {
     m.filter(|_| !too_big)
 }
 
-/// The move at index `index(n)` of [`generate`]'s list, where `n` is the number of legal moves
-/// (`index` is called once, with `n > 0`, and must return less than `n`); `None` when there is
-/// no legal move. Neither the list nor any move but the one chosen is built: with a uniform
-/// `index` it is a uniformly random legal move, the same one as the list's at that index.
+/// The legal move numbered `index(n)`, where `n` is the number of legal moves (`index` is called
+/// once, with `n > 0`, and must return less than `n`); `None` when there is no legal move. The
+/// numbering is one of the position's own (not [`generate`]'s order): `0..n` name every legal
+/// move once, so a uniform `index` gives a uniformly random legal move. Neither the list nor
+/// any move but the one chosen is built, and no loop runs over the pieces: a random game's
+/// moves cost a few dozen bit operations each.
 pub fn choose(pos: &Position, index: impl FnOnce(u64) -> u64) -> Option<Move> {
-    let us = pos.side_to_move();
-    if pos.material(us) < 3 {
-        return None;
-    }
-    let own = pos.pieces(us);
-    let empty = pos.empty();
-    let topo = pos.topology();
-    let removable = removable(pos);
-    // Moves per base that closes a mill: one per removal, or the base alone.
-    let per_mill = (removable.count() as u64).max(1);
-    let targets = mill_targets(pos, own, empty);
-    let moves_of =
-        |to: Bitboard, mills: Bitboard| to.count() as u64 + mills.count() as u64 * (per_mill - 1);
-    // The bases by origin (none for a placement), in the list's order: origin, destinations,
-    // the destinations that close a mill.
-    let fly = pos.can_fly(us);
-    let group = |from: Point| {
-        let to = if fly {
-            empty
-        } else {
-            topo.adjacent[from.index()] & empty
-        };
-        let mills = if (to & targets).is_nonempty() {
-            closing(pos, own, from, to & targets)
-        } else {
-            Bitboard::EMPTY
-        };
-        (Some(from), to, mills)
-    };
-    let placing = pos.in_hand(us) > 0;
-    // At most 12 pieces stand on the board (twelve).
-    let mut groups = [(None, Bitboard::EMPTY, Bitboard::EMPTY); 12];
-    let mut len = 0;
-    let mut n = 0;
-    if placing {
-        groups[0] = (None, empty, targets);
-        len = 1;
-    } else {
-        for from in own {
-            groups[len] = group(from);
-            len += 1;
-        }
-    }
-    for &(_, to, mills) in &groups[..len] {
-        n += moves_of(to, mills);
-    }
+    let g = Groups::of(pos)?;
+    // Computed whether needed or not: cheaper than a mispredicted branch.
+    let removable = removable_rings(pos);
+    // Moves per base that closes a mill beyond the first: one per removal, or the base alone.
+    let extra = removable.count_ones().saturating_sub(1) * (g.mill_bases > 0) as u32;
+    let n = g.bases + g.mill_bases * extra;
     if n == 0 {
         return None;
     }
-    let mut k = index(n);
+    let mut k = index(n as u64) as u32;
     debug_assert!(k < n);
-    // The `k`-th move of a group, or `k` less the group's moves.
-    let mut pick = |(from, to, mills): (Option<Point>, Bitboard, Bitboard)| -> Option<Move> {
-        let g = moves_of(to, mills);
-        if k >= g {
-            k -= g;
-            return None;
+    // The group: count those whose moves end at or before `k` (no branch: see `select`).
+    let (mut end, mut i, mut before) = (0u32, 0usize, 0u32);
+    for j in 0..4 {
+        end += g.dests[j].count_ones() + extra * g.mills[j].count_ones();
+        let past = (end <= k) as u32;
+        i += past as usize;
+        before = if past != 0 { end } else { before };
+    }
+    k -= before;
+    let (dests, mills) = (g.dests[i], g.mills[i]);
+    // In the group, the destinations that close a mill weigh one move per removal. Without
+    // branches again: each mill's block of moves, and how many end before `k`.
+    let (mut hit, mut t_hit, mut r_hit, mut past) = (false, 0, 0, 0);
+    for (j, t) in BitIter(mills).enumerate() {
+        let start = (dests & ((1 << t) - 1)).count_ones() + extra * j as u32;
+        let inside = k >= start && k <= start + extra;
+        hit |= inside;
+        t_hit = if inside { t } else { t_hit };
+        r_hit = if inside { k - start } else { r_hit };
+        past += (k > start + extra) as u32;
+    }
+    let plain = (k - extra * past).min(dests.count_ones() - 1);
+    let t = if hit { t_hit } else { select(dests, plain) };
+    let to = rings::point(t);
+    let m = match g.origin[i] {
+        Origin::Hand => Move::place(to),
+        Origin::Step(d) => {
+            let x = 1 << t;
+            let from = [
+                rings::back(x),
+                rings::fwd(x),
+                rings::outward(x),
+                rings::inward(x),
+            ];
+            Move::slide(rings::point(from[d].trailing_zeros()), to)
         }
-        let base = |t: Point| match from {
-            Some(f) => Move::slide(f, t),
-            None => Move::place(t),
-        };
-        if per_mill == 1 || mills.is_empty() {
-            let t = kth_point(to, k);
-            return Some(if mills.contains(t) && removable.is_nonempty() {
-                base(t).with_removal(removable.first().expect("non-empty"))
-            } else {
-                base(t)
-            });
-        }
-        for t in to {
-            if mills.contains(t) {
-                if k < per_mill {
-                    return Some(base(t).with_removal(kth_point(removable, k)));
-                }
-                k -= per_mill;
-            } else {
-                if k == 0 {
-                    return Some(base(t));
-                }
-                k -= 1;
-            }
-        }
-        unreachable!("k below the number of moves")
+        Origin::Piece(f) => Move::slide(rings::point(f), to),
     };
-    groups[..len].iter().find_map(|&g| pick(g))
+    // (A mill takes nothing only when the opponent has no piece on the board.)
+    let takes = if removable != 0 { removable } else { 1 };
+    let r = select(takes, r_hit.min(takes.count_ones() - 1));
+    Some(if hit && removable != 0 {
+        m.with_removal(rings::point(r))
+    } else {
+        m
+    })
 }
 
 /// Whether the side to move has any legal move (material aside, it has one exactly when it has a
