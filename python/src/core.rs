@@ -49,10 +49,14 @@ pub struct Core {
     moves: Vec<Move>,
     /// Repetition keys of every position, the current one last.
     keys: Vec<u64>,
+    /// A filter of the keys since the last placement or mill: a bit per key, at `seen_bit`. A
+    /// position whose bit is clear cannot be a repetition, so most moves read no earlier key.
+    seen: u128,
     /// Two-step form: the base of a mill-closing move that waits for its removal.
     pending: Option<Move>,
-    /// The legal moves, generated on first use after each move (empty once the game is over).
-    legal: OnceCell<MoveList>,
+    /// The legal moves, generated on first use after each move (empty once the game is over);
+    /// boxed, so that a game stays small (a batch's games stay in the cache).
+    legal: OnceCell<Box<MoveList>>,
     outcome: Option<Outcome>,
     /// Batched games keep no positions for undo and only the repetition keys since the last
     /// placement or mill (no earlier position can recur).
@@ -68,6 +72,7 @@ impl Core {
             history: Vec::new(),
             moves: Vec::new(),
             keys: vec![start.repetition_key()],
+            seen: 0,
             pending: None,
             legal: OnceCell::new(),
             outcome: None,
@@ -101,15 +106,36 @@ impl Core {
         self.moves.clear();
         self.keys.clear();
         self.keys.push(self.pos.repetition_key());
+        self.seen = 0;
         self.pending = None;
         self.refresh();
     }
 
-    fn repetitions(&self) -> usize {
+    /// The filter bit of a key.
+    fn seen_bit(key: u64) -> u128 {
+        1 << (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 57)
+    }
+
+    /// How often the current position has occurred (since the last placement or mill).
+    fn repetitions(&mut self) -> usize {
         let n = self.keys.len() - 1;
         let cur = self.keys[n];
+        if self.pos.rule50() == 0 {
+            self.seen = 0;
+        }
+        let bit = Core::seen_bit(cur);
+        let maybe = self.seen & bit != 0;
+        self.seen |= bit;
+        if !maybe {
+            return 1;
+        }
         let back = (self.pos.rule50() as usize).min(n);
-        self.keys[n - back..].iter().filter(|&&k| k == cur).count()
+        // The same side is to move only an even number of plies back, and four at least (two
+        // plies move a piece of each side, so they cannot both be undone).
+        1 + (4..=back)
+            .step_by(2)
+            .filter(|&d| self.keys[n - d] == cur)
+            .count()
     }
 
     fn refresh(&mut self) {
@@ -150,7 +176,7 @@ impl Core {
     pub fn legal(&self) -> &[Move] {
         self.legal
             .get_or_init(|| {
-                let mut l = MoveList::new();
+                let mut l = Box::new(MoveList::new());
                 if self.outcome.is_none() {
                     movegen::generate(&self.pos, &mut l);
                 }
@@ -236,6 +262,9 @@ impl Core {
         let m = self.moves.pop()?;
         self.pos = self.history.pop().expect("a position per move");
         self.keys.pop();
+        // The filter may now miss keys from before a mill taken back: check every key until
+        // the next placement or mill.
+        self.seen = !0;
         self.refresh();
         Some(m)
     }

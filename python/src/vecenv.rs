@@ -267,14 +267,16 @@ impl Slot {
     }
 }
 
-/// Runs `f` on every slot with its index: on the calling thread, or in chunks on `pool`.
+/// Runs `f` on every slot with its index: on the calling thread, or in chunks of `chunk` games
+/// on `pool` when there is more than one chunk.
 fn for_each_slot<T: Send>(
     pool: Option<&rayon::ThreadPool>,
     slots: &mut [Slot],
     out: &mut [T],
+    chunk: usize,
     f: impl Fn(usize, &mut Slot, &mut T) + Sync,
 ) {
-    let Some(pool) = pool.filter(|_| slots.len() > CHUNK) else {
+    let Some(pool) = pool.filter(|_| slots.len() > chunk) else {
         for (i, (s, o)) in slots.iter_mut().zip(out.iter_mut()).enumerate() {
             f(i, s, o);
         }
@@ -282,12 +284,12 @@ fn for_each_slot<T: Send>(
     };
     pool.install(|| {
         slots
-            .par_chunks_mut(CHUNK)
-            .zip(out.par_chunks_mut(CHUNK))
+            .par_chunks_mut(chunk)
+            .zip(out.par_chunks_mut(chunk))
             .enumerate()
             .for_each(|(c, (ss, oo))| {
                 for (j, (s, o)) in ss.iter_mut().zip(oo.iter_mut()).enumerate() {
-                    f(c * CHUNK + j, s, o);
+                    f(c * chunk + j, s, o);
                 }
             })
     });
@@ -373,7 +375,9 @@ impl VectorEnv {
         let out = unsafe { arr.as_slice_mut().expect("contiguous") };
         let (pool, slots) = (self.pool.as_ref(), &mut self.slots);
         py.allow_threads(|| {
-            for_each_slot(pool, slots, out, |_, s, o| *o = s.pick(cfg, greedy) as i64)
+            for_each_slot(pool, slots, out, CHUNK, |_, s, o| {
+                *o = s.pick(cfg, greedy) as i64
+            })
         });
         arr
     }
@@ -614,7 +618,7 @@ impl VectorEnv {
         py.allow_threads(|| {
             // Checked on the games' threads too; nothing is applied unless every action is legal.
             let mut ok = vec![false; slots.len()];
-            for_each_slot(pool, slots, &mut ok, |i, s, ok| {
+            for_each_slot(pool, slots, &mut ok, CHUNK, |i, s, ok| {
                 let a = actions[i];
                 *ok = a >= 0 && (a as usize) < limit && s.is_legal(cfg, a as usize);
             });
@@ -632,21 +636,31 @@ impl VectorEnv {
     /// observation), finished games reset; returns ``(moves, games finished)``.
     fn play_random(&mut self, py: Python<'_>, steps: usize) -> (u64, u64) {
         let cfg = self.cfg;
+        // Chunks of about CHUNK moves a call: a long call runs even a small batch in parallel.
+        let chunk = (CHUNK / steps.max(1)).max(1);
         py.allow_threads(|| {
-            let (m0, g0) = (self.moves_played(), self.games_finished());
-            let mut out = vec![(); self.slots.len()];
-            for_each_slot(self.pool.as_ref(), &mut self.slots, &mut out, |_, s, _| {
-                for _ in 0..steps {
-                    if s.core.pending().is_some() {
-                        s.core.undo();
+            let mut out = vec![(0u64, 0u64); self.slots.len()];
+            for_each_slot(
+                self.pool.as_ref(),
+                &mut self.slots,
+                &mut out,
+                chunk,
+                |_, s, o| {
+                    let (m0, g0) = (s.moves, s.games);
+                    for _ in 0..steps {
+                        if s.core.pending().is_some() {
+                            s.core.undo();
+                        }
+                        let m = random_move(&s.core, &mut s.rng);
+                        s.play(m);
+                        s.opponent_moves(cfg);
+                        s.settle(cfg, cfg.agent);
                     }
-                    let m = random_move(&s.core, &mut s.rng);
-                    s.play(m);
-                    s.opponent_moves(cfg);
-                    s.settle(cfg, cfg.agent);
-                }
-            });
-            (self.moves_played() - m0, self.games_finished() - g0)
+                    *o = (s.moves - m0, s.games - g0);
+                },
+            );
+            out.iter()
+                .fold((0, 0), |(m, g), &(dm, dg)| (m + dm, g + dg))
         })
     }
 }

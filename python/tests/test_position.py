@@ -1,6 +1,7 @@
 """The Position API against RULES.md's facts."""
 
 import copy
+import random
 
 import numpy as np
 import pytest
@@ -115,3 +116,47 @@ def test_mask_and_ids_match_moves():
     assert mask.shape == (millstone.NUM_ACTIONS,) and mask.sum() == 24
     assert sorted(np.flatnonzero(mask)) == sorted(ids)
     assert p.legal_action_mask(two_step=True).shape == (millstone.NUM_TWO_STEP_ACTIONS,)
+
+
+@pytest.mark.parametrize("variant,flying", [("nine", True), ("nine", False), ("twelve", True), ("twelve", False)])
+def test_draw_rules_against_the_position_strings(variant, flying):
+    """Random games end exactly where plain Python, reading only the position strings, says a
+    draw rule ends them: the third occurrence of a board, side and hands since the last reset of
+    the ply counter (a placement or a mill), or the ply counter reaching 100. Undo in the middle
+    of a game must not change this."""
+    rng = random.Random(17)
+    draws = {"threefold": 0, "hundredply": 0}
+    undone = 0
+    for game in range(150):
+        p = millstone.Position(variant, flying=flying)
+        window = []
+        while True:
+            fields = p.fen().split()
+            key, plies = tuple(fields[:4]), int(fields[4])
+            if plies == 0:
+                window = []
+            window.append(key)
+            moves = p.legal_moves()
+            if p.outcome() is not None and p.reason() not in ("threefold", "hundredply"):
+                break
+            expected = None
+            if plies >= 100:
+                expected = "hundredply"
+            elif window.count(key) >= 3:
+                expected = "threefold"
+            assert p.reason() == expected, (game, p.fen())
+            if expected:
+                draws[expected] += 1
+                assert p.outcome() == "1/2-1/2" and moves == []
+                break
+            # Mostly quiet moves, so that games last and positions recur.
+            quiet = [m for m in moves if "x" not in m]
+            m = rng.choice(quiet if quiet and rng.random() < 0.9 else moves)
+            if game % 5 == 0 and rng.random() < 0.1:
+                # Undo a move (a mill among them) and play another: the window shrinks with it.
+                p.play(m)
+                p.undo()
+                undone += 1
+                m = rng.choice(moves)
+            p.play(m)
+    assert draws["threefold"] >= 10 and draws["hundredply"] >= 1 and undone >= 10, (draws, undone)
