@@ -5,6 +5,7 @@ use crate::moves::{Move, MoveList};
 use crate::position::Position;
 use crate::rings::{self, Pairs};
 use crate::types::Point;
+use crate::types::Variant;
 
 /// Calls `f(from, to, closes_mill)` for every placement or slide of the side to move, before
 /// removals are expanded. Nothing is produced when the side has lost on material.
@@ -120,25 +121,79 @@ fn select(b: u32, k: u32) -> u32 {
 }
 
 /// Where the moves of a group come from.
-#[derive(Copy, Clone)]
+#[derive(Copy, Clone, PartialEq, Eq)]
 enum Origin {
     /// Placements.
     Hand,
-    /// Slides in one direction: counterclockwise, clockwise, inwards, outwards.
-    Step(usize),
-    /// Flights of the piece on this ring bit.
-    Piece(u32),
+    /// Slides, one group per direction: counterclockwise, clockwise, inwards, outwards.
+    Step,
+    /// Flights, one group per piece.
+    Piece,
 }
+
+/// `STEP_ORIGIN[d][t]`: the ring bit a slide in direction `d` (see [`Origin::Step`]) to ring bit
+/// `t` comes from.
+static STEP_ORIGIN: [[u8; 24]; 4] = {
+    let mut o = [[0u8; 24]; 4];
+    let mut t = 0;
+    while t < 24 {
+        let x = 1u32 << t;
+        let from = [
+            rings::back(x),
+            rings::fwd(x),
+            rings::outward(x),
+            rings::inward(x),
+        ];
+        let mut d = 0;
+        while d < 4 {
+            o[d][t] = from[d].trailing_zeros() as u8;
+            d += 1;
+        }
+        t += 1;
+    }
+    o
+};
+
+/// `THIRD[twelve][a][b]`: the point (ring bit set) that makes a line with the ring bits `a` and
+/// `b`, if they are on one: where a flight closes a mill with the other two of three pieces.
+static THIRD: [[[u32; 24]; 24]; 2] = {
+    let mut t = [[[0u32; 24]; 24]; 2];
+    let mut v = 0;
+    while v < 2 {
+        let across = if v == 0 { rings::MIDS } else { rings::ALL };
+        let mut a = 0;
+        while a < 24 {
+            let mut b = 0;
+            while b < 24 {
+                if a != b {
+                    t[v][a][b] = Pairs::of(1 << a | 1 << b, across).any();
+                }
+                b += 1;
+            }
+            a += 1;
+        }
+        v += 1;
+    }
+    t
+};
 
 /// The legal moves of a position in the order [`choose`] numbers them: by group (the placements;
 /// the slides by direction; the flights by piece), in a group by destination (in the ring
 /// layout of [`crate::rings`]), and a destination that closes a mill once per removable piece.
 /// Each set is in the ring layout.
 struct Groups {
-    origin: [Origin; 4],
+    /// The opponent's pieces, and the positions with a line across the rings.
+    opp: u32,
+    across: u32,
+    origin: Origin,
+    /// For flights, each group's piece.
+    pieces: [u32; 4],
     dests: [u32; 4],
     mills: [u32; 4],
-    /// The groups' moves with one removal per mill, and the mills.
+    /// Each group's destinations, and those that close a mill.
+    dests_n: [u32; 4],
+    mills_n: [u32; 4],
+    /// The bases (moves with one removal per mill), and those that close a mill.
     bases: u32,
     mill_bases: u32,
 }
@@ -151,12 +206,18 @@ impl Groups {
             return None;
         }
         let own = rings::from_board(pos.pieces(us).0);
-        let empty = rings::from_board(pos.empty().0);
+        let opp = rings::from_board(pos.pieces(us.other()).0);
+        let empty = rings::ALL & !(own | opp);
         let across = rings::across(pos.variant());
         let mut g = Groups {
-            origin: [Origin::Hand; 4],
+            opp,
+            across,
+            origin: Origin::Hand,
+            pieces: [0; 4],
             dests: [0; 4],
             mills: [0; 4],
+            dests_n: [0; 4],
+            mills_n: [0; 4],
             bases: 0,
             mill_bases: 0,
         };
@@ -165,15 +226,24 @@ impl Groups {
             g.mills[0] = Pairs::of(own, across).any() & empty;
         } else if pos.can_fly(us) {
             // A flight closes a mill where the other pieces make a pair.
-            for (i, f) in (0..3).zip(BitIter(own)) {
-                g.origin[i] = Origin::Piece(f);
-                g.dests[i] = empty;
-                g.mills[i] = Pairs::of(own & !(1 << f), across).any() & empty;
-            }
+            g.origin = Origin::Piece;
+            let a = own.trailing_zeros();
+            let b = (own & (own - 1)).trailing_zeros();
+            let c = 31 - own.leading_zeros();
+            let third = &THIRD[(pos.variant() == Variant::Twelve) as usize];
+            g.pieces = [a, b, c, 0];
+            g.dests = [empty, empty, empty, 0];
+            g.mills = [
+                third[b as usize][c as usize] & empty,
+                third[a as usize][c as usize] & empty,
+                third[a as usize][b as usize] & empty,
+                0,
+            ];
         } else {
             // A slide closes a mill along a line through its destination that does not hold its
             // origin: for a slide along a ring, a line of the other side or across; for one
             // across the rings, a side line.
+            g.origin = Origin::Step;
             let p = Pairs::of(own, across);
             let reach = [
                 rings::fwd(own),
@@ -188,14 +258,15 @@ impl Groups {
                 p.ahead | p.behind | p.side,
             ];
             for i in 0..4 {
-                g.origin[i] = Origin::Step(i);
                 g.dests[i] = reach[i] & empty;
                 g.mills[i] = reach[i] & empty & closing[i];
             }
         }
         for i in 0..4 {
-            g.bases += g.dests[i].count_ones();
-            g.mill_bases += g.mills[i].count_ones();
+            g.dests_n[i] = g.dests[i].count_ones();
+            g.mills_n[i] = g.mills[i].count_ones();
+            g.bases += g.dests_n[i];
+            g.mill_bases += g.mills_n[i];
         }
         Some(g)
     }
@@ -219,13 +290,12 @@ impl Iterator for BitIter {
 
 /// The opponent's pieces a mill could take now, in the ring layout.
 #[inline(always)]
-fn removable_rings(pos: &Position) -> u32 {
-    let opp = rings::from_board(pos.pieces(pos.side_to_move().other()).0);
-    let free = opp & !rings::in_mills(opp, rings::across(pos.variant()));
+fn removable_rings(g: &Groups) -> u32 {
+    let free = g.opp & !rings::in_mills(g.opp, g.across);
     if free != 0 {
         free
     } else {
-        opp
+        g.opp
     }
 }
 
@@ -237,7 +307,7 @@ pub fn count(pos: &Position) -> u64 {
     if g.mill_bases == 0 {
         return g.bases as u64;
     }
-    let extra = removable_rings(pos).count_ones().saturating_sub(1);
+    let extra = removable_rings(&g).count_ones().saturating_sub(1);
     (g.bases + g.mill_bases * extra) as u64
 }
 
@@ -260,7 +330,7 @@ pub fn nth(pos: &Position, k: u64) -> Option<Move> {
 pub fn choose(pos: &Position, index: impl FnOnce(u64) -> u64) -> Option<Move> {
     let g = Groups::of(pos)?;
     // Computed whether needed or not: cheaper than a mispredicted branch.
-    let removable = removable_rings(pos);
+    let removable = removable_rings(&g);
     // Moves per base that closes a mill beyond the first: one per removal, or the base alone.
     let extra = removable.count_ones().saturating_sub(1) * (g.mill_bases > 0) as u32;
     let n = g.bases + g.mill_bases * extra;
@@ -272,7 +342,7 @@ pub fn choose(pos: &Position, index: impl FnOnce(u64) -> u64) -> Option<Move> {
     // The group: count those whose moves end at or before `k` (no branch: see `select`).
     let (mut end, mut i, mut before) = (0u32, 0usize, 0u32);
     for j in 0..4 {
-        end += g.dests[j].count_ones() + extra * g.mills[j].count_ones();
+        end += g.dests_n[j] + extra * g.mills_n[j];
         let past = (end <= k) as u32;
         i += past as usize;
         before = if past != 0 { end } else { before };
@@ -290,22 +360,13 @@ pub fn choose(pos: &Position, index: impl FnOnce(u64) -> u64) -> Option<Move> {
         r_hit = if inside { k - start } else { r_hit };
         past += (k > start + extra) as u32;
     }
-    let plain = (k - extra * past).min(dests.count_ones() - 1);
+    let plain = (k - extra * past).min(g.dests_n[i] - 1);
     let t = if hit { t_hit } else { select(dests, plain) };
     let to = rings::point(t);
-    let m = match g.origin[i] {
+    let m = match g.origin {
         Origin::Hand => Move::place(to),
-        Origin::Step(d) => {
-            let x = 1 << t;
-            let from = [
-                rings::back(x),
-                rings::fwd(x),
-                rings::outward(x),
-                rings::inward(x),
-            ];
-            Move::slide(rings::point(from[d].trailing_zeros()), to)
-        }
-        Origin::Piece(f) => Move::slide(rings::point(f), to),
+        Origin::Step => Move::slide(rings::point(STEP_ORIGIN[i][t as usize] as u32), to),
+        Origin::Piece => Move::slide(rings::point(g.pieces[i]), to),
     };
     // (A mill takes nothing only when the opponent has no piece on the board.)
     let takes = if removable != 0 { removable } else { 1 };

@@ -120,7 +120,7 @@ pub struct Pairs {
 impl Pairs {
     /// The pairs of `o` (ring layout) with `across` the positions that have a line across.
     #[inline(always)]
-    pub fn of(o: u32, across: u32) -> Pairs {
+    pub const fn of(o: u32, across: u32) -> Pairs {
         let (f, b) = (fwd(o), back(o));
         let (i, u) = (inward(o), outward(o));
         let cross = ((u & outward(u)) & 0xFF) | ((i & u) & 0xFF00) | ((i & inward(i)) & 0xFF_0000);
@@ -134,7 +134,7 @@ impl Pairs {
 
     /// Every point where a piece would close a mill with two of `o` (placing there does).
     #[inline(always)]
-    pub fn any(self) -> u32 {
+    pub const fn any(self) -> u32 {
         self.ahead | self.behind | self.side | self.across
     }
 }
