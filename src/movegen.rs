@@ -329,10 +329,13 @@ pub fn nth(pos: &Position, k: u64) -> Option<Move> {
 /// moves cost a few dozen bit operations each.
 pub fn choose(pos: &Position, index: impl FnOnce(u64) -> u64) -> Option<Move> {
     let g = Groups::of(pos)?;
-    // Computed whether needed or not: cheaper than a mispredicted branch.
-    let removable = removable_rings(&g);
+    let removable = if g.mill_bases > 0 {
+        removable_rings(&g)
+    } else {
+        0
+    };
     // Moves per base that closes a mill beyond the first: one per removal, or the base alone.
-    let extra = removable.count_ones().saturating_sub(1) * (g.mill_bases > 0) as u32;
+    let extra = removable.count_ones().saturating_sub(1);
     let n = g.bases + g.mill_bases * extra;
     if n == 0 {
         return None;
@@ -369,10 +372,8 @@ pub fn choose(pos: &Position, index: impl FnOnce(u64) -> u64) -> Option<Move> {
         Origin::Piece => Move::slide(rings::point(g.pieces[i]), to),
     };
     // (A mill takes nothing only when the opponent has no piece on the board.)
-    let takes = if removable != 0 { removable } else { 1 };
-    let r = select(takes, r_hit.min(takes.count_ones() - 1));
     Some(if hit && removable != 0 {
-        m.with_removal(rings::point(r))
+        m.with_removal(rings::point(select(removable, r_hit)))
     } else {
         m
     })
