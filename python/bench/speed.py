@@ -1,14 +1,20 @@
 """Random games side by side: millstone.VectorEnv against OpenSpiel's nine_mens_morris driven
-from Python (its apply_action loop), for n = 1, 64, 1024 games at once.
+from Python (its apply_action loop), for n = 1, 64, 1024 games at once, in two pairs that do the
+same work:
 
-    python python/bench/speed.py [--seconds 3] [--sizes 1,64,1024]
+- random games alone: OpenSpiel's loop (legal_actions, a random choice, apply_action) against
+  VectorEnv.play_random (the same games played in Rust);
+- random games with every position's observation: the same loop plus observation_tensor()
+  against VectorEnv.step(random_actions()), whose observations come back as numpy arrays.
+
+    python python/bench/speed.py [--seconds 3] [--sizes 1,64,1024] [--threads 2]
 
 A move is one complete turn (a mill's removal included: OpenSpiel's separate removal action
 is counted with its move: OpenSpiel's actions per second times its moves per action, measured
 in 200 untimed random games). OpenSpiel ends a game at 200 turns; ours end by our rules (threefold
 repetition, 100 plies without a mill), so their games per second differ in length too.
-The three measurements of each n run interleaved in short slices (--rounds), so that the load of
-a shared machine falls on all of them alike. Prints a Markdown table.
+The four measurements of each n run interleaved in short slices (--rounds), so that the load of
+a shared machine falls on all of them alike. Prints Markdown tables.
 """
 
 from __future__ import annotations
@@ -54,6 +60,9 @@ class OpenSpielRunner:
     def run(self, seconds: float) -> tuple[float, float, float]:
         return openspiel_slice(self.game, self.states, self.rng, seconds, self.per_action)
 
+    def run_observed(self, seconds: float) -> tuple[float, float, float]:
+        return openspiel_observed_slice(self.game, self.states, self.rng, seconds, self.per_action)
+
 
 def openspiel_slice(game, states, rng, seconds: float, per_action: float) -> tuple[float, float, float]:
     n = len(states)
@@ -68,6 +77,25 @@ def openspiel_slice(game, states, rng, seconds: float, per_action: float) -> tup
             if s.is_terminal():
                 games += 1
                 states[i] = game.new_initial_state()
+    dt = time.perf_counter() - t0
+    return actions * per_action, games, dt
+
+
+def openspiel_observed_slice(game, states, rng, seconds: float, per_action: float) -> tuple[float, float, float]:
+    """The same loop, reading each new position's observation as a learner would."""
+    n = len(states)
+    actions = games = 0
+    t0 = time.perf_counter()
+    deadline = t0 + seconds
+    while time.perf_counter() < deadline:
+        for i in range(n):
+            s = states[i]
+            s.apply_action(rng.choice(s.legal_actions()))
+            actions += 1
+            if s.is_terminal():
+                games += 1
+                s = states[i] = game.new_initial_state()
+            s.observation_tensor()
     dt = time.perf_counter() - t0
     return actions * per_action, games, dt
 
@@ -126,21 +154,36 @@ def main() -> None:
         commit = "?"
     per_action = openspiel_moves_per_action()
     print(f"command: python {' '.join(sys.argv)}  (millstone {millstone.__version__}, commit {commit})")
-    print(f"OpenSpiel: {per_action:.3f} moves per action")
-    print()
-    print("| n | OpenSpiel moves/s | OpenSpiel games/s | VectorEnv.step moves/s | VectorEnv.step games/s | ratio (moves/s) | play_random moves/s |")
-    print("|---:|---:|---:|---:|---:|---:|---:|")
+    print(f"OpenSpiel: {per_action:.3f} moves per action; VectorEnv threads: {args.threads}")
+    rows = []
     for n in sizes:
         os_runner = OpenSpielRunner(n, per_action)
         env = millstone.VectorEnv(n, variant="nine", flying=True, seed=0, threads=args.threads)
         env2 = millstone.VectorEnv(n, variant="nine", flying=True, seed=0, threads=args.threads)
-        (os_m, os_g), (ve_m, ve_g), (ro_m, _) = measure(
-            [os_runner.run, lambda s: vectorenv_slice(env, s), lambda s: rust_only_slice(env2, s)],
+        rows.append((n, measure(
+            [
+                os_runner.run,
+                lambda s: rust_only_slice(env2, s),
+                os_runner.run_observed,
+                lambda s: vectorenv_slice(env, s),
+            ],
             args.seconds,
             args.rounds,
-        )
-        print(f"| {n} | {os_m:,.0f} | {os_g:,.0f} | {ve_m:,.0f} | {ve_g:,.0f} | {ve_m / os_m:.0f}x | {ro_m:,.0f} |", flush=True)
-
+        )))
+    print()
+    print("Random games alone:")
+    print()
+    print("| n | OpenSpiel moves/s | OpenSpiel games/s | VectorEnv.play_random moves/s | play_random games/s | ratio (moves/s) |")
+    print("|---:|---:|---:|---:|---:|---:|")
+    for n, ((os_m, os_g), (ro_m, ro_g), _, _) in rows:
+        print(f"| {n} | {os_m:,.0f} | {os_g:,.0f} | {ro_m:,.0f} | {ro_g:,.0f} | {ro_m / os_m:.0f}x |")
+    print()
+    print("Random games with every position's observation:")
+    print()
+    print("| n | OpenSpiel + observation_tensor moves/s | games/s | VectorEnv.step moves/s | step games/s | ratio (moves/s) |")
+    print("|---:|---:|---:|---:|---:|---:|")
+    for n, (_, _, (oo_m, oo_g), (ve_m, ve_g)) in rows:
+        print(f"| {n} | {oo_m:,.0f} | {oo_g:,.0f} | {ve_m:,.0f} | {ve_g:,.0f} | {ve_m / oo_m:.0f}x |")
 
 if __name__ == "__main__":
     main()
