@@ -342,8 +342,9 @@ fn step_all(
 /// one ended). Without an opponent the caller plays both sides and the reward is for the side
 /// that just acted; with ``opponent="random"`` or ``"greedy"`` the agent plays ``agent``'s side,
 /// the opponent answers in Rust, and the reward is the agent's. The GIL is released while the
-/// games are stepped; with ``threads`` > 1, batches above 256 games are stepped on that many
-/// threads (results do not depend on it: each game has its own random generator).
+/// games are stepped; with ``threads`` > 1, batches above 256 games (``play_random``: calls of
+/// more than about 256 moves) are stepped on that many threads (results do not depend on it:
+/// each game has its own random generator).
 #[pyclass(module = "millstone._millstone", name = "VectorEnv")]
 pub struct VectorEnv {
     slots: Vec<Slot>,
