@@ -11,6 +11,7 @@
 //! --puzzles FILE` serves it.
 
 use crate::analysis::search_lines;
+use millstone::position::HUNDRED_PLIES;
 use millstone::search::Limits;
 use millstone::tablebase::{Symmetries, Tablebase, Wdl};
 use millstone::{Engine, Game, Move, Position, Rules};
@@ -268,13 +269,14 @@ pub fn puzzle_at(tb: &Tablebase, pos: &Position, min_fail: usize, source: &str) 
         _ => 4,
     };
     // The solution, then the tables' best move of each side in turn, until the puzzle side's
-    // next mill or the end (a win), or `max` plies.
+    // next mill or the end (a win; for any value also the 100-ply rule, which the position
+    // alone does not know: a game would refuse a line past it), or `max` plies.
     let side = pos.side_to_move();
     let mut line = vec![solution];
     let mut cur = *pos;
     cur.make(solution);
     let mut done = value == Wdl::Win && solution.removal().is_some();
-    while !done && line.len() < max && cur.outcome().is_none() {
+    while !done && line.len() < max && cur.outcome().is_none() && cur.rule50() < HUNDRED_PLIES {
         let Some(r) = tb.probe_root(&cur) else { break };
         let mover = cur.side_to_move();
         line.push(r.best);

@@ -90,6 +90,14 @@ fn puzzles_from_self_play_and_records() {
     );
     let tb = Tablebase::open(&dir).unwrap();
 
+    // A draw two plies before the 100-ply rule (a self-play game once reached it): the line stops
+    // where the rule ends the game, so that a game accepts all of it.
+    let late = ".../.WB/.../.....W/W../.BB/.W. w 0 0 98 79";
+    let late = Position::from_fen(late, Rules::default()).unwrap();
+    let p = millstone_tools::puzzles::puzzle_at(&tb, &late, 1, "late").expect("a puzzle");
+    assert_eq!(p.line.len(), 2, "{p:?}");
+    check(&tb, &p);
+
     let out = dir.join("p.jsonl");
     let o = out.to_str().unwrap();
     let (summary, _) = run_ok(
