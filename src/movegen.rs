@@ -131,13 +131,15 @@ enum Origin {
     Piece,
 }
 
-/// `STEP_ORIGIN[d][t]`: the ring bit a slide in direction `d` (see [`Origin::Step`]) to ring bit
-/// `t` comes from.
-static STEP_ORIGIN: [[u8; 24]; 4] = {
-    let mut o = [[0u8; 24]; 4];
+/// `STEP_MOVE[d][t]`: the slide in direction `d` (see [`Origin::Step`]) to ring bit `t`, and
+/// `STEP_MOVE[4][t]` the placement there: one lookup from the chosen bit to the move. (Entries
+/// of slides from off the board hold the placement; no such slide is ever chosen.)
+static STEP_MOVE: [[Move; 24]; 5] = {
+    let mut o = [[Move::place(Point::from_index(0)); 24]; 5];
     let mut t = 0;
     while t < 24 {
         let x = 1u32 << t;
+        let to = rings::point(t);
         let from = [
             rings::back(x),
             rings::fwd(x),
@@ -146,9 +148,14 @@ static STEP_ORIGIN: [[u8; 24]; 4] = {
         ];
         let mut d = 0;
         while d < 4 {
-            o[d][t] = from[d].trailing_zeros() as u8;
+            o[d][t as usize] = if from[d] == 0 {
+                Move::place(to)
+            } else {
+                Move::slide(rings::point(from[d].trailing_zeros()), to)
+            };
             d += 1;
         }
+        o[4][t as usize] = Move::place(to);
         t += 1;
     }
     o
@@ -365,11 +372,10 @@ pub fn choose(pos: &Position, index: impl FnOnce(u64) -> u64) -> Option<Move> {
     }
     let plain = (k - extra * past).min(g.dests_n[i] - 1);
     let t = if hit { t_hit } else { select(dests, plain) };
-    let to = rings::point(t);
     let m = match g.origin {
-        Origin::Hand => Move::place(to),
-        Origin::Step => Move::slide(rings::point(STEP_ORIGIN[i][t as usize] as u32), to),
-        Origin::Piece => Move::slide(rings::point(g.pieces[i]), to),
+        Origin::Hand => STEP_MOVE[4][t as usize],
+        Origin::Step => STEP_MOVE[i][t as usize],
+        Origin::Piece => Move::slide(rings::point(g.pieces[i]), rings::point(t)),
     };
     // (A mill takes nothing only when the opponent has no piece on the board.)
     Some(if hit && removable != 0 {

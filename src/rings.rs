@@ -66,7 +66,7 @@ pub fn from_board(b: u32) -> u32 {
 
 /// The point of ring bit `i` (`i < 24`).
 #[inline(always)]
-pub fn point(i: u32) -> Point {
+pub const fn point(i: u32) -> Point {
     Point::from_index(TO_POINT[i as usize] as usize)
 }
 
