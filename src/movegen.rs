@@ -4,8 +4,7 @@ use crate::bitboard::Bitboard;
 use crate::moves::{Move, MoveList};
 use crate::position::Position;
 use crate::rings::{self, Pairs};
-use crate::types::Point;
-use crate::types::Variant;
+use crate::types::{Point, Variant};
 
 /// Calls `f(from, to, closes_mill)` for every placement or slide of the side to move, before
 /// removals are expanded. Nothing is produced when the side has lost on material.
@@ -332,8 +331,8 @@ pub fn nth(pos: &Position, k: u64) -> Option<Move> {
 /// once, with `n > 0`, and must return less than `n`); `None` when there is no legal move. The
 /// numbering is one of the position's own (not [`generate`]'s order): `0..n` name every legal
 /// move once, so a uniform `index` gives a uniformly random legal move. Neither the list nor
-/// any move but the one chosen is built, and no loop runs over the pieces: a random game's
-/// moves cost a few dozen bit operations each.
+/// any move but the one chosen is built, and no loop runs over the pieces or their
+/// destinations: whole sets are shifted at once (see [`crate::rings`]).
 pub fn choose(pos: &Position, index: impl FnOnce(u64) -> u64) -> Option<Move> {
     let g = Groups::of(pos)?;
     let removable = if g.mill_bases > 0 {

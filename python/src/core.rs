@@ -130,8 +130,8 @@ impl Core {
             return 1;
         }
         let back = (self.pos.rule50() as usize).min(n);
-        // The same side is to move only an even number of plies back, and four at least (two
-        // plies move a piece of each side, so they cannot both be undone).
+        // The same side is to move only an even number of plies back, and not two plies back:
+        // its own move since then has changed its pieces.
         1 + (4..=back)
             .step_by(2)
             .filter(|&d| self.keys[n - d] == cur)
