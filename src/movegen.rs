@@ -278,22 +278,6 @@ impl Groups {
     }
 }
 
-/// The ring bits of a set, lowest first.
-struct BitIter(u32);
-
-impl Iterator for BitIter {
-    type Item = u32;
-    #[inline(always)]
-    fn next(&mut self) -> Option<u32> {
-        if self.0 == 0 {
-            return None;
-        }
-        let i = self.0.trailing_zeros();
-        self.0 &= self.0 - 1;
-        Some(i)
-    }
-}
-
 /// The opponent's pieces a mill could take now, in the ring layout.
 #[inline(always)]
 fn removable_rings(g: &Groups) -> u32 {
@@ -361,7 +345,7 @@ pub fn choose(pos: &Position, index: impl FnOnce(u64) -> u64) -> Option<Move> {
     // In the group, the destinations that close a mill weigh one move per removal. Without
     // branches again: each mill's block of moves, and how many end before `k`.
     let (mut hit, mut t_hit, mut r_hit, mut past) = (false, 0, 0, 0);
-    for (j, t) in BitIter(mills).enumerate() {
+    for (j, t) in Bitboard(mills).map(|p| p.index() as u32).enumerate() {
         let start = (dests & ((1 << t) - 1)).count_ones() + extra * j as u32;
         let inside = k >= start && k <= start + extra;
         hit |= inside;
