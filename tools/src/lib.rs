@@ -7,6 +7,7 @@
 //! - [`input`]: position lines (opening books, analysis input) and random openings.
 //! - [`placing`]: `mill-tb`'s commands for the placing-phase tables.
 //! - [`puzzles`]: `mill-tb puzzles`, positions of real games where one move alone keeps the value.
+//! - [`tb`]: `mill-tb`'s other commands (moving-phase tables, solver, book, audit), a module each.
 //! - [`referee`]: one game, refereed by the library.
 //! - [`record`]: game records (JSONL, PGN) and their replay check.
 //! - [`tournament`]: schedules, workers, statistics, SPRT.
@@ -26,4 +27,5 @@ pub mod referee;
 pub mod resources;
 pub mod setup;
 pub mod stats;
+pub mod tb;
 pub mod tournament;
