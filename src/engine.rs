@@ -3,6 +3,7 @@
 
 use crate::game::Game;
 use crate::moves::Move;
+use crate::nnue::{self, Network};
 use crate::position::Position;
 use crate::search::{self, Info, Limits, SearchResult, Searcher, Shared, TB_WIN};
 use crate::skill::Skill;
@@ -61,6 +62,10 @@ pub struct Engine {
     /// When the running search began, and when its clock did (see [`Shared::clock_origin_us`]).
     search_start: Instant,
     clock_origin_us: Arc<AtomicU64>,
+    /// Whether the search evaluates with a network (where one exists for the variant).
+    use_nnue: bool,
+    /// A network loaded by `EvalFile`, used for its variant instead of the built-in one.
+    eval_file: Option<Arc<Network>>,
 }
 
 impl Default for Engine {
@@ -106,7 +111,26 @@ impl Engine {
             pondering: Arc::new(AtomicBool::new(false)),
             search_start: Instant::now(),
             clock_origin_us: Arc::new(AtomicU64::new(0)),
+            use_nnue: true,
+            eval_file: None,
         }
+    }
+
+    /// Evaluates with the network (`true`, the default) or with the hand-tuned terms.
+    pub fn set_use_nnue(&mut self, on: bool) {
+        self.use_nnue = on;
+    }
+
+    /// Uses this network for its variant instead of the built-in one; `None` goes back to the
+    /// built-in networks.
+    pub fn set_eval_file(&mut self, net: Option<Network>) {
+        self.eval_file = net.map(Arc::new);
+    }
+
+    /// The network a search of `variant` evaluates with: `None` when the hand-tuned evaluation
+    /// is chosen or no network exists for the variant.
+    pub fn network(&self, variant: crate::types::Variant) -> Option<Arc<Network>> {
+        network_for(self.use_nnue, self.eval_file.as_ref(), variant)
     }
 
     /// Plays at this strength from the next search on.
@@ -359,8 +383,23 @@ impl Engine {
             ultra_strong: self.ultra_strong,
             table_choice: self.table_choice,
             skill: self.skill,
+            use_nnue: self.use_nnue,
+            eval_file: self.eval_file.clone(),
         }
     }
+}
+
+fn network_for(
+    use_nnue: bool,
+    file: Option<&Arc<Network>>,
+    variant: crate::types::Variant,
+) -> Option<Arc<Network>> {
+    if !use_nnue {
+        return None;
+    }
+    file.filter(|n| n.variant == variant)
+        .cloned()
+        .or_else(|| nnue::builtin(variant))
 }
 
 /// What one search shares with the engine that started it.
@@ -379,6 +418,8 @@ struct RunContext {
     ultra_strong: bool,
     table_choice: TableChoice,
     skill: Skill,
+    use_nnue: bool,
+    eval_file: Option<Arc<Network>>,
 }
 
 /// How the engine narrows the moves that keep a table's value (a draw of the moving phase, any
@@ -778,6 +819,7 @@ fn run(
         );
     }
     let limits = &limits;
+    let net = network_for(ctx.use_nnue, ctx.eval_file.as_ref(), pos.variant());
     let shared = Shared {
         tt: &ctx.tt,
         stop: &ctx.stop,
@@ -789,6 +831,7 @@ fn run(
         tb: snapshot.as_ref(),
         pondering: &ctx.pondering,
         clock_origin_us: &ctx.clock_origin_us,
+        net: net.as_deref(),
     };
     // The last full set of lines (one iteration's), for the skill's choice.
     let root_count = game

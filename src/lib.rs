@@ -31,6 +31,7 @@ pub mod eval;
 pub mod game;
 pub mod movegen;
 pub mod moves;
+pub mod nnue;
 pub mod perft;
 pub mod position;
 pub mod protocol;

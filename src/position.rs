@@ -438,6 +438,43 @@ impl Position {
         Position::from_fen(&p.to_fen(), rules)
     }
 
+    /// [`Position::from_sets`] for sets that a table's index produced, so valid by
+    /// construction: no text round trip (a sampler makes millions a second). Debug builds
+    /// check it against the checked path.
+    pub fn from_sets_trusted(
+        rules: Rules,
+        white: u32,
+        black: u32,
+        hw: u8,
+        hb: u8,
+        side: Color,
+    ) -> Position {
+        let n = rules.variant.pieces();
+        let placed = (2 * n).saturating_sub(hw.saturating_add(hb)) as u32;
+        let plies = if hw > 0 || hb > 0 {
+            placed
+        } else {
+            2 * n as u32 + (side == Color::Black) as u32
+        };
+        let mut p = Position {
+            board: ByColor::new(Bitboard(white & 0xff_ffff), Bitboard(black & 0xff_ffff)),
+            hand: ByColor::new(hw, hb),
+            side,
+            rule50: 0,
+            fullmove: plies.saturating_sub((side == Color::Black) as u32) / 2 + 1,
+            hash: 0,
+            rules,
+            topo: Topology::of(rules.variant),
+        };
+        p.hash = p.compute_hash();
+        debug_assert_eq!(
+            Ok(p),
+            Position::from_sets(rules, white, black, hw, hb, side),
+            "sets {white:x} {black:x} hands {hw} {hb}"
+        );
+        p
+    }
+
     /// The position string of RULES.md.
     pub fn to_fen(&self) -> String {
         let mut s = String::with_capacity(48);

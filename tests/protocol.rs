@@ -621,7 +621,16 @@ fn eval_and_display() {
     e.send("eval");
     let out = e.sync();
     assert!(out.iter().any(|l| l.starts_with("material")), "{out:?}");
-    assert!(out.last().unwrap().starts_with("total "), "{out:?}");
+    assert!(out.iter().any(|l| l.starts_with("total ")), "{out:?}");
+    // Nine has a built-in network: its W/D/L (permille, adding up to 1000) comes last.
+    let nnue: Vec<&str> = out.last().unwrap().split(' ').collect();
+    assert_eq!(&nnue[..2], ["nnue", "wdl"], "{out:?}");
+    let sum: u32 = nnue[2..5].iter().map(|x| x.parse::<u32>().unwrap()).sum();
+    assert_eq!(sum, 1000, "{out:?}");
+    e.send("setoption name UseNNUE value false");
+    e.send("eval");
+    let out = e.sync();
+    assert!(out.last().unwrap().starts_with("nnue none"), "{out:?}");
     e.send("d");
     let out = e.sync();
     assert!(out.contains(&"Position: .../.W./.../....../.../.../... b 8 9 0 1".to_string()));
@@ -663,4 +672,53 @@ fn hash_beyond_memory_is_refused_and_the_engine_keeps_playing() {
     );
     let lines = e.go("depth 3");
     assert!(bestmove_of(&lines) != "0000");
+}
+
+/// `EvalFile`: a damaged or missing file is refused with a message and the network in use is
+/// kept; a good file is taken; `<default>` goes back to the built-in one; play goes on.
+#[test]
+fn eval_file_refuses_damaged_networks() {
+    let dir = std::env::temp_dir().join(format!("millstone-evalfile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let good = dir.join("good.nnue");
+    std::fs::write(&good, include_bytes!("../nets/nine.nnue")).unwrap();
+    let bad = dir.join("bad.nnue");
+    let mut bytes = include_bytes!("../nets/nine.nnue").to_vec();
+    let mid = bytes.len() / 2;
+    bytes[mid] ^= 1;
+    std::fs::write(&bad, &bytes).unwrap();
+
+    let mut e = Engine::start();
+    e.send("position startpos moves d6");
+    e.send("eval");
+    let before = e.sync().last().unwrap().clone();
+    for (path, why) in [
+        (bad.to_str().unwrap().to_string(), "checksum"),
+        (
+            dir.join("none.nnue").to_str().unwrap().to_string(),
+            "cannot read",
+        ),
+    ] {
+        e.send(&format!("setoption name EvalFile value {path}"));
+        let out = e.sync();
+        assert!(
+            out.iter()
+                .any(|l| l.starts_with("info string error") && l.contains(why)),
+            "{out:?}"
+        );
+        e.send("eval");
+        assert_eq!(e.sync().last().unwrap(), &before);
+    }
+    e.send(&format!("setoption name EvalFile value {}", good.display()));
+    let out = e.sync();
+    assert!(
+        out.iter()
+            .any(|l| l.contains("EvalFile: ") && l.contains("checksum")),
+        "{out:?}"
+    );
+    e.send("setoption name EvalFile value <default>");
+    e.sync();
+    let out = e.go("depth 4");
+    assert!(!bestmove_of(&out).is_empty(), "{out:?}");
+    let _ = std::fs::remove_dir_all(&dir);
 }

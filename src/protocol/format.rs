@@ -232,8 +232,9 @@ pub fn display(game: &Game) -> Vec<String> {
     v
 }
 
-/// The answer to `eval`: each term for both sides, then the total from the side to move's view.
-pub fn eval(pos: &Position) -> Vec<String> {
+/// The answer to `eval`: each hand-tuned term for both sides, then their total from the side to
+/// move's view; then the network's W/D/L and score when the search uses one.
+pub fn eval(pos: &Position, net: Option<&crate::nnue::Network>) -> Vec<String> {
     let t = eval::trace(pos);
     let mut v = vec![
         format!("{:<14} {:>7} {:>7}", "term", "white", "black"),
@@ -260,6 +261,19 @@ pub fn eval(pos: &Position) -> Vec<String> {
         t.total,
         pos.side_to_move()
     ));
+    match net {
+        Some(net) => {
+            let acc = crate::nnue::Accumulator::new(net, pos);
+            let us = pos.side_to_move();
+            let (w, d, l) = net.wdl(&acc, us);
+            v.push(format!(
+                "nnue wdl {w} {d} {l} score {} (cp, {us} to move; network {:016x}; the search uses it)",
+                net.evaluate(&acc, us),
+                net.checksum
+            ));
+        }
+        None => v.push("nnue none (the search uses the hand-tuned total)".to_string()),
+    }
     v
 }
 

@@ -51,7 +51,7 @@ pub struct Spec {
 }
 
 /// Every option, in the order `uci` announces them.
-pub const TABLE: [Spec; 18] = [
+pub const TABLE: [Spec; 20] = [
     Spec {
         name: "Hash",
         kind: Kind::Spin {
@@ -166,6 +166,16 @@ pub const TABLE: [Spec; 18] = [
             max: 2147483647,
         },
     },
+    Spec {
+        name: "UseNNUE",
+        kind: Kind::Check { default: true },
+    },
+    Spec {
+        name: "EvalFile",
+        kind: Kind::Text {
+            default: "<default>",
+        },
+    },
 ];
 
 /// A checked change, ready to apply.
@@ -207,6 +217,10 @@ pub enum Setting {
     Elo(i32),
     /// Seed of a weakened engine's choices; 0 for a new one per process.
     SkillSeed(u64),
+    /// Whether the search evaluates with the learned network (else the hand-tuned terms).
+    UseNnue(bool),
+    /// A network file to use instead of the built-in one (`Default` and `Off`: the built-in).
+    EvalFile(PathChoice),
 }
 
 /// The value of a path option (`TablePath`, `BookPath`).
@@ -354,6 +368,7 @@ impl Options {
                     "Ponder" => Setting::Ponder(v),
                     "UCI_LimitStrength" => Setting::LimitStrength(v),
                     "UltraStrong" => Setting::UltraStrong(v),
+                    "UseNNUE" => Setting::UseNnue(v),
                     other => unreachable!("check option {other} has no setting"),
                 })
             }
@@ -376,6 +391,7 @@ impl Options {
                 Ok(match spec.name {
                     "TablePath" => Setting::TablePath(path),
                     "BookPath" => Setting::BookPath(path),
+                    "EvalFile" => Setting::EvalFile(path),
                     other => unreachable!("text option {other} has no setting"),
                 })
             }

@@ -267,7 +267,11 @@ impl Session {
             Command::Quit => return Ok(Flow::Quit),
             Command::Query(q) => self.query(q),
             Command::Display => self.out.lines(&format::display(&self.game)),
-            Command::Eval => self.out.lines(&format::eval(self.game.position())),
+            Command::Eval => {
+                let pos = self.game.position();
+                let net = self.engine.network(pos.variant());
+                self.out.lines(&format::eval(pos, net.as_deref()))
+            }
             Command::Values => self.values(),
             Command::Perft(depth) => {
                 self.refuse_while_searching("perft")?;
@@ -326,6 +330,24 @@ impl Session {
             Setting::SolveHash(mb) => self.engine.set_solve_hash_mb(mb),
             Setting::UltraStrong(on) => self.engine.set_ultra_strong(on),
             Setting::TableChoice(c) => self.engine.set_table_choice(c),
+            Setting::UseNnue(on) => self.engine.set_use_nnue(on),
+            Setting::EvalFile(choice) => match choice {
+                PathChoice::Default | PathChoice::Off => {
+                    self.engine.set_eval_file(None);
+                    self.out.line("info string EvalFile: the built-in networks");
+                }
+                PathChoice::Path(p) => {
+                    let net = crate::nnue::file::load(std::path::Path::new(&p)).map_err(|e| {
+                        format!("setoption: EvalFile {p}: {e}; the network in use is kept")
+                    })?;
+                    self.out.line(&format!(
+                        "info string EvalFile: {p}, a network of {} (checksum {:016x})",
+                        net.variant.name(),
+                        net.checksum
+                    ));
+                    self.engine.set_eval_file(Some(net));
+                }
+            },
             Setting::BookPath(choice) => {
                 self.set_book(&choice)?;
                 self.book_choice = choice;

@@ -11,6 +11,7 @@ use crate::eval::evaluate;
 use crate::game::Game;
 use crate::movegen;
 use crate::moves::{Move, MoveList, MAX_MOVES};
+use crate::nnue::{Accumulator, Network};
 use crate::position::{Position, HUNDRED_PLIES};
 use crate::tablebase::{Snapshot, Wdl};
 use crate::timeman::{self, Clock, TimeBudget};
@@ -183,6 +184,9 @@ pub struct Shared<'a> {
     pub pondering: &'a AtomicBool,
     /// Microseconds after `start` at which the clock began (the `ponderhit`; 0 otherwise).
     pub clock_origin_us: &'a AtomicU64,
+    /// The learned evaluation, if the search uses it (it must be the position's variant's);
+    /// `None` for the hand-tuned one.
+    pub net: Option<&'a Network>,
 }
 
 impl Shared<'_> {
@@ -286,12 +290,20 @@ pub struct Searcher<'a> {
     frames: Vec<Frame>,
     currmove: Option<&'a mut (dyn FnMut(i32, Move, usize) + Send)>,
     last_currmove: Option<Instant>,
+    /// The network's first-layer sums along the current path (the last is the node's), when
+    /// the search uses the network: each move adds one, each take-back drops it.
+    accs: Vec<Accumulator>,
 }
 
 impl<'a> Searcher<'a> {
     /// A searcher for thread `id` from the current position of `game`.
     pub fn new(sh: &'a Shared<'a>, id: usize, game: &Game, searchmoves: &[Move]) -> Self {
         let pos = *game.position();
+        let mut accs = Vec::with_capacity(MAX_PLY + 2);
+        if let Some(net) = sh.net {
+            debug_assert_eq!(net.variant, pos.variant());
+            accs.push(Accumulator::new(net, &pos));
+        }
         let root_moves = game
             .legal_moves()
             .iter()
@@ -324,6 +336,7 @@ impl<'a> Searcher<'a> {
             frames: (0..=MAX_PLY + 1).map(|_| Frame::new()).collect(),
             currmove: None,
             last_currmove: None,
+            accs,
         }
     }
 
@@ -413,15 +426,31 @@ impl<'a> Searcher<'a> {
 
     #[inline]
     fn make(&mut self, m: Move) -> crate::position::Undo {
+        let before = self.pos;
         let u = self.pos.make(m);
         self.keys.push(self.pos.hash());
+        if let Some(net) = self.sh.net {
+            let acc = self.accs[self.accs.len() - 1].updated(net, &before, &self.pos);
+            self.accs.push(acc);
+        }
         u
     }
 
     #[inline]
     fn unmake(&mut self, m: Move, u: crate::position::Undo) {
         self.keys.pop();
+        self.accs.pop();
         self.pos.unmake(m, u);
+    }
+
+    /// The static evaluation of the current node from the side to move's view: the network's
+    /// when the search has one, else the hand-tuned terms.
+    #[inline]
+    fn evaluate(&self) -> i32 {
+        match self.sh.net {
+            Some(net) => net.evaluate(&self.accs[self.accs.len() - 1], self.pos.side_to_move()),
+            None => evaluate(&self.pos),
+        }
     }
 
     /// Scores a position whose side to move cannot move or has too little material: a loss, or
@@ -470,7 +499,7 @@ impl<'a> Searcher<'a> {
         if self.pos.rule50() >= HUNDRED_PLIES {
             return 0;
         }
-        let stand_pat = evaluate(&self.pos);
+        let stand_pat = self.evaluate();
         if stand_pat >= beta || ply >= MAX_PLY {
             return stand_pat;
         }
@@ -523,7 +552,7 @@ impl<'a> Searcher<'a> {
             return 0;
         }
         if ply >= MAX_PLY {
-            return evaluate(&self.pos);
+            return self.evaluate();
         }
         // The tree reads the W/D/L part only (one byte); the distance to the next mill is the
         // root's business (probe_root), so table wins here score TB_WIN - ply.
@@ -569,7 +598,7 @@ impl<'a> Searcher<'a> {
         };
         let static_eval = match entry {
             Some(e) if e.bound != Bound::None => e.eval,
-            _ => evaluate(&self.pos),
+            _ => self.evaluate(),
         };
 
         // Null move, while placing only: a placement is almost never worse than passing, but

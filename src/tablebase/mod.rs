@@ -110,6 +110,7 @@ pub(crate) mod index;
 mod mapped;
 pub mod placing;
 mod plan;
+pub mod sample;
 pub(crate) mod symmetry;
 mod value;
 
@@ -599,7 +600,12 @@ impl Tablebase {
             });
         }
         if pos.is_moving_phase() {
-            return self.probe(pos).map(|p| p.wdl.real());
+            // The W/D/L part alone (one byte), as Snapshot::probe_wdl reads it: the distance
+            // block would cost microseconds.
+            let us = pos.side_to_move();
+            let (own, opp) = (pos.pieces(us), pos.pieces(us.other()));
+            let t = self.table(pos.rules(), own.count() as u8, opp.count() as u8)?;
+            return t.wdl(own.0, opp.0, pos.rule50());
         }
         let s = placing::sector_of(pos)?;
         let us = pos.side_to_move();

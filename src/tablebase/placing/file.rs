@@ -346,16 +346,19 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), TbError> {
     std::fs::rename(&tmp, path).map_err(io)
 }
 
+/// Blocks each thread keeps decoded (as raw bytes, about 3.3 KB each).
+const CACHE_BLOCKS: usize = 256;
+
 struct Cache {
-    key: (u64, usize),
-    digits: Vec<u8>,
+    keys: Vec<(u64, usize)>,
+    raws: Vec<Vec<u8>>,
     dctx: Option<zstd::bulk::Decompressor<'static>>,
 }
 
 thread_local! {
     static CACHE: RefCell<Cache> = const { RefCell::new(Cache {
-        key: (u64::MAX, 0),
-        digits: Vec::new(),
+        keys: Vec::new(),
+        raws: Vec::new(),
         dctx: None,
     }) };
 }
@@ -425,8 +428,8 @@ impl PlacingFile {
         (&self.map[at(j)..at(j + 1)], at(b + 1 + j) as u64)
     }
 
-    /// Decodes block `j` into its digits, one a slot.
-    pub fn decode_block(
+    /// Checks block `j` and puts its raw bytes (five digits a byte, base 3) into `out`.
+    fn decode_raw(
         &self,
         j: usize,
         out: &mut Vec<u8>,
@@ -443,10 +446,9 @@ impl PlacingFile {
             )));
         }
         let raw_len = self.header.raw_len(j);
-        let count = self.header.block_count(j);
-        let mut raw_buf;
-        let raw: &[u8] = if stored.len() == raw_len {
-            stored
+        out.clear();
+        if stored.len() == raw_len {
+            out.extend_from_slice(stored);
         } else {
             let d = match dctx {
                 Some(d) => d,
@@ -454,47 +456,70 @@ impl PlacingFile {
                     zstd::bulk::Decompressor::new().map_err(|e| bad(format!("zstd: {e}")))?,
                 ),
             };
-            raw_buf = Vec::with_capacity(raw_len);
-            d.decompress_to_buffer(stored, &mut raw_buf)
+            out.reserve(raw_len);
+            d.decompress_to_buffer(stored, out)
                 .map_err(|e| bad(format!("block {j}: {e}")))?;
-            if raw_buf.len() != raw_len {
+            if out.len() != raw_len {
                 return Err(bad(format!("block {j} decodes to a wrong length")));
             }
-            &raw_buf
-        };
-        out.clear();
-        out.reserve(raw_len * 5);
-        for &byte in raw {
-            if byte > 242 {
-                return Err(bad(format!("block {j} holds byte {byte}")));
-            }
-            out.extend_from_slice(&DIGITS[byte as usize]);
         }
-        out.truncate(count);
+        if let Some(&byte) = out.iter().find(|&&b| b > 242) {
+            return Err(bad(format!("block {j} holds byte {byte}")));
+        }
         Ok(())
     }
 
-    /// The digit of a slot (decoding its block, or from this thread's cache); a damaged block
-    /// is an error, logged once per file.
+    /// Decodes block `j` into its digits, one a slot.
+    pub fn decode_block(
+        &self,
+        j: usize,
+        out: &mut Vec<u8>,
+        dctx: &mut Option<zstd::bulk::Decompressor<'static>>,
+    ) -> Result<(), TbError> {
+        let mut raw = Vec::new();
+        self.decode_raw(j, &mut raw, dctx)?;
+        out.clear();
+        out.reserve(raw.len() * 5);
+        for &byte in &raw {
+            out.extend_from_slice(&DIGITS[byte as usize]);
+        }
+        out.truncate(self.header.block_count(j));
+        Ok(())
+    }
+
+    /// The digit of a slot (decoding its block, or from this thread's cache of recent blocks);
+    /// a damaged block is an error, logged once per file.
     pub fn digit_at(&self, slot: u32) -> Result<u8, TbError> {
         let k = self.header.block_slots as usize;
         let j = slot as usize / k;
-        let r = CACHE.with(|c| {
+        let r = slot as usize % k;
+        let key = (self.id, j);
+        // Direct-mapped by file and block: the sectors of the first plies and the blocks a
+        // search or a sampler keeps returning to stay decoded.
+        let e = ((self.id.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ j as u64)
+            .wrapping_mul(0xff51_afd7_ed55_8ccd)
+            >> 56) as usize
+            % CACHE_BLOCKS;
+        let d = CACHE.with(|c| {
             let mut c = c.borrow_mut();
             let c = &mut *c;
-            if c.key != (self.id, j) {
-                c.key = (u64::MAX, 0);
-                self.decode_block(j, &mut c.digits, &mut c.dctx)?;
-                c.key = (self.id, j);
+            if c.keys.is_empty() {
+                c.keys = vec![(u64::MAX, 0); CACHE_BLOCKS];
+                c.raws = vec![Vec::new(); CACHE_BLOCKS];
             }
-            Ok(c.digits[slot as usize % k])
+            if c.keys[e] != key {
+                c.keys[e] = (u64::MAX, 0);
+                self.decode_raw(j, &mut c.raws[e], &mut c.dctx)?;
+                c.keys[e] = key;
+            }
+            Ok(DIGITS[c.raws[e][r / 5] as usize][r % 5])
         });
-        if let Err(e) = &r {
+        if let Err(e) = &d {
             if !self.reported.swap(true, Ordering::Relaxed) {
                 log::warn!("placing table: {e}; probes that need it get no answer");
             }
         }
-        r
+        d
     }
 
     /// The digit of the position with piece sets `us` (to move) and `them`.

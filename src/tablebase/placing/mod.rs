@@ -219,8 +219,7 @@ pub fn position_of_slot(sector: Sector, slot: u32) -> (Position, bool) {
         Color::White => (us, them, hm, ho),
         Color::Black => (them, us, ho, hm),
     };
-    let pos = Position::from_sets(sector.rules, w, b, hw, hb, mover)
-        .expect("a sector's slot is a valid position");
+    let pos = Position::from_sets_trusted(sector.rules, w, b, hw, hb, mover);
     (pos, canonical)
 }
 

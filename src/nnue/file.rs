@@ -1,0 +1,243 @@
+//! The network file (`.nnue`): a checked header, the integer weights, a checksum.
+//!
+//! Little-endian throughout:
+//!
+//! | bytes | what |
+//! |---|---|
+//! | 8 | `MILLNNUE` |
+//! | 4 | format version, 1 |
+//! | 4 | variant: 0 nine, 1 twelve |
+//! | 4 × 4 | features per view, first-layer units, second, third (must equal this build's) |
+//! | 4 + n | the description's length and its UTF-8 text (how the net was trained) |
+//! | 2 × each | first layer's weights (feature-major) and biases, `i16` at 255 per unit |
+//! | | each dense layer's weights (`i16` at 256 per unit, one row per output) and biases (`i32` at 255 × 256) |
+//! | 8 | FNV-1a 64 of every byte before it |
+//!
+//! A file that is short, long, of another shape or whose checksum differs is refused whole.
+
+use super::float::FloatNet;
+use super::{features, Network, HIDDEN, L1, L2, OUTPUTS, QA, QB};
+use crate::tablebase::fnv1a64 as fnv1a;
+use crate::types::Variant;
+use std::path::Path;
+
+/// The built-in network of nine (made by `mill-train`; see docs/nnue.md).
+pub static NINE: &[u8] = include_bytes!("../../nets/nine.nnue");
+
+const MAGIC: &[u8; 8] = b"MILLNNUE";
+const VERSION: u32 = 1;
+/// The longest description accepted.
+const MAX_DESCRIPTION: usize = 64 << 10;
+
+/// Why a network file was refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NetError {
+    /// It could not be read.
+    Io(String),
+    /// Its contents are wrong; the text says how.
+    Invalid(String),
+}
+
+impl std::fmt::Display for NetError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NetError::Io(e) => write!(f, "cannot read the network file: {e}"),
+            NetError::Invalid(e) => write!(f, "not a valid network file: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for NetError {}
+
+fn quantize(v: &[f32], scale: f32) -> impl Iterator<Item = i16> + '_ {
+    v.iter()
+        .map(move |&w| (w * scale).round().clamp(i16::MIN as f32, i16::MAX as f32) as i16)
+}
+
+fn quantize_bias(v: &[f32]) -> impl Iterator<Item = i32> + '_ {
+    v.iter().map(|&b| (b * (QA * QB) as f32).round() as i32)
+}
+
+/// The file of a float network, quantized.
+pub fn to_bytes(net: &FloatNet, variant: Variant, description: &str) -> Vec<u8> {
+    let mut out = Vec::new();
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&VERSION.to_le_bytes());
+    out.extend_from_slice(&(variant as u32).to_le_bytes());
+    for d in [features::COUNT, HIDDEN, L1, L2] {
+        out.extend_from_slice(&(d as u32).to_le_bytes());
+    }
+    let desc = &description.as_bytes()[..description.len().min(MAX_DESCRIPTION)];
+    out.extend_from_slice(&(desc.len() as u32).to_le_bytes());
+    out.extend_from_slice(desc);
+    let qa = QA as f32;
+    let qb = QB as f32;
+    for w in quantize(&net.ft_w, qa).chain(quantize(&net.ft_b, qa)) {
+        out.extend_from_slice(&w.to_le_bytes());
+    }
+    for (w, b) in [
+        (&net.l1_w, &net.l1_b),
+        (&net.l2_w, &net.l2_b),
+        (&net.out_w, &net.out_b),
+    ] {
+        for q in quantize(w, qb) {
+            out.extend_from_slice(&q.to_le_bytes());
+        }
+        for q in quantize_bias(b) {
+            out.extend_from_slice(&q.to_le_bytes());
+        }
+    }
+    let sum = fnv1a(&out);
+    out.extend_from_slice(&sum.to_le_bytes());
+    out
+}
+
+/// Reads little-endian values off the front of a slice.
+struct Reader<'a> {
+    rest: &'a [u8],
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8], NetError> {
+        if self.rest.len() < n {
+            return Err(NetError::Invalid("the file is too short".into()));
+        }
+        let (a, b) = self.rest.split_at(n);
+        self.rest = b;
+        Ok(a)
+    }
+
+    fn u32(&mut self) -> Result<u32, NetError> {
+        Ok(u32::from_le_bytes(self.take(4)?.try_into().unwrap()))
+    }
+
+    fn i16s(&mut self, n: usize) -> Result<Vec<i16>, NetError> {
+        Ok(self
+            .take(2 * n)?
+            .chunks_exact(2)
+            .map(|c| i16::from_le_bytes([c[0], c[1]]))
+            .collect())
+    }
+
+    fn i32s(&mut self, n: usize) -> Result<Vec<i32>, NetError> {
+        Ok(self
+            .take(4 * n)?
+            .chunks_exact(4)
+            .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
+            .collect())
+    }
+}
+
+/// A network from a file's bytes, checked.
+pub fn parse(bytes: &[u8]) -> Result<Network, NetError> {
+    let bad = |s: &str| NetError::Invalid(s.to_string());
+    if bytes.len() < MAGIC.len() + 8 || &bytes[..8] != MAGIC {
+        return Err(bad("it does not start with MILLNNUE"));
+    }
+    let (body, sum) = bytes.split_at(bytes.len() - 8);
+    let checksum = u64::from_le_bytes(sum.try_into().unwrap());
+    if fnv1a(body) != checksum {
+        return Err(bad(
+            "the checksum does not match (a damaged or truncated file)",
+        ));
+    }
+    let mut r = Reader { rest: &body[8..] };
+    let version = r.u32()?;
+    if version != VERSION {
+        return Err(NetError::Invalid(format!(
+            "format version {version}, this build reads {VERSION}"
+        )));
+    }
+    let variant = match r.u32()? {
+        0 => Variant::Nine,
+        1 => Variant::Twelve,
+        v => return Err(NetError::Invalid(format!("unknown variant {v}"))),
+    };
+    let shape = [r.u32()?, r.u32()?, r.u32()?, r.u32()?];
+    let want = [features::COUNT, HIDDEN, L1, L2].map(|d| d as u32);
+    if shape != want {
+        return Err(NetError::Invalid(format!(
+            "shape {shape:?} (features, layers), this build's is {want:?}"
+        )));
+    }
+    let n = r.u32()? as usize;
+    if n > MAX_DESCRIPTION {
+        return Err(bad("the description is too long"));
+    }
+    let description = String::from_utf8_lossy(r.take(n)?).into_owned();
+    let net = Network {
+        variant,
+        description,
+        checksum,
+        ft_w: r.i16s(features::COUNT * HIDDEN)?,
+        ft_b: r.i16s(HIDDEN)?,
+        l1_w: r.i16s(L1 * 2 * HIDDEN)?,
+        l1_b: r.i32s(L1)?,
+        l2_w: r.i16s(L2 * L1)?,
+        l2_b: r.i32s(L2)?,
+        out_w: r.i16s(OUTPUTS * L2)?,
+        out_b: r.i32s(OUTPUTS)?,
+    };
+    if !r.rest.is_empty() {
+        return Err(bad("bytes left over after the weights"));
+    }
+    Ok(net)
+}
+
+/// A network from a file.
+pub fn load(path: &Path) -> Result<Network, NetError> {
+    let bytes =
+        std::fs::read(path).map_err(|e| NetError::Io(format!("{}: {e}", path.display())))?;
+    parse(&bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::nnue::Accumulator;
+    use crate::position::Position;
+    use crate::types::Rules;
+    use rand::{Rng, SeedableRng};
+
+    #[test]
+    fn round_trip_and_damage() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(1);
+        let f = FloatNet::random(&mut rng);
+        let bytes = to_bytes(&f, Variant::Nine, "unit test");
+        let net = parse(&bytes).unwrap();
+        assert_eq!(net.description, "unit test");
+        assert_eq!(net.variant, Variant::Nine);
+        // Every single flipped byte and every truncation is refused.
+        for i in (0..bytes.len()).step_by(97) {
+            let mut b = bytes.clone();
+            b[i] ^= 0x10;
+            assert!(parse(&b).is_err(), "byte {i} flipped");
+        }
+        for n in [0, 7, 8, 100, bytes.len() - 1] {
+            assert!(parse(&bytes[..n]).is_err(), "cut at {n}");
+        }
+        assert!(parse(b"").is_err());
+    }
+
+    /// The integer inference follows the float network within the quantization's error.
+    #[test]
+    fn integer_inference_follows_float() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(5);
+        let f = FloatNet::random(&mut rng);
+        let net = parse(&to_bytes(&f, Variant::Nine, "")).unwrap();
+        let mut pos = Position::new(Rules::default());
+        for _ in 0..60 {
+            if pos.outcome().is_some() {
+                break;
+            }
+            let acc = Accumulator::new(&net, &pos);
+            let q = net.logits(&acc, pos.side_to_move());
+            let r = f.logits(&pos);
+            for k in 0..3 {
+                assert!((q[k] - r[k]).abs() < 0.05, "{pos}: {q:?} against {r:?}");
+            }
+            let moves = pos.legal_moves();
+            pos.make(moves[rng.gen_range(0..moves.len())]);
+        }
+    }
+}

@@ -1,0 +1,164 @@
+//! The network in floating point: what training changes, and the reference that the integer
+//! inference is checked against.
+//!
+//! The shape is the integer network's ([`super::Network`]): the first layer, shared by both
+//! views, maps the sparse features to [`HIDDEN`] values per view; the side to move's values
+//! and then the other side's, each clipped to `[0, 1]`, feed two dense layers clipped the same
+//! way, and the last layer gives three logits (win, draw, loss for the side to move).
+
+use super::features::{self, List};
+use super::{HIDDEN, L1, L2, OUTPUTS};
+use crate::position::Position;
+use rand::Rng;
+
+/// Largest magnitude of a first-layer weight or bias: with at most
+/// [`features::MAX_ACTIVE`] features on, the integer accumulator (255 per unit) stays inside
+/// an `i16`.
+pub const FT_CLIP: f32 = 2.0;
+/// Largest magnitude of a dense layer's weight (256 per unit in an `i16`).
+pub const DENSE_CLIP: f32 = 64.0;
+
+/// Every weight and bias, row-major, one row per output unit (the first layer: one row per
+/// feature).
+#[derive(Clone, Debug, PartialEq)]
+pub struct FloatNet {
+    /// First layer: `features::COUNT` rows of `HIDDEN`.
+    pub ft_w: Vec<f32>,
+    /// First layer's biases.
+    pub ft_b: Vec<f32>,
+    /// Second layer: `L1` rows of `2 * HIDDEN`.
+    pub l1_w: Vec<f32>,
+    /// Second layer's biases.
+    pub l1_b: Vec<f32>,
+    /// Third layer: `L2` rows of `L1`.
+    pub l2_w: Vec<f32>,
+    /// Third layer's biases.
+    pub l2_b: Vec<f32>,
+    /// Output layer: `OUTPUTS` rows of `L2`.
+    pub out_w: Vec<f32>,
+    /// Output biases.
+    pub out_b: Vec<f32>,
+}
+
+/// Every intermediate value of one forward pass, for the backward pass.
+#[derive(Clone, Debug)]
+pub struct Activations {
+    /// The first layer's sums, side to move first (before clipping).
+    pub acc: [f32; 2 * HIDDEN],
+    /// Second layer's sums.
+    pub z1: [f32; L1],
+    /// Third layer's sums.
+    pub z2: [f32; L2],
+    /// The logits.
+    pub out: [f32; OUTPUTS],
+}
+
+/// Clipped ReLU.
+#[inline]
+pub fn crelu(x: f32) -> f32 {
+    x.clamp(0.0, 1.0)
+}
+
+impl FloatNet {
+    /// A network with small random weights (He-style scaling for the dense layers).
+    pub fn random(rng: &mut impl Rng) -> FloatNet {
+        let mut uniform = |n: usize, scale: f32| -> Vec<f32> {
+            (0..n).map(|_| rng.gen_range(-scale..scale)).collect()
+        };
+        FloatNet {
+            ft_w: uniform(features::COUNT * HIDDEN, 0.1),
+            ft_b: vec![0.1; HIDDEN],
+            l1_w: uniform(L1 * 2 * HIDDEN, (6.0 / (2 * HIDDEN) as f32).sqrt()),
+            l1_b: vec![0.0; L1],
+            l2_w: uniform(L2 * L1, (6.0 / L1 as f32).sqrt()),
+            l2_b: vec![0.0; L2],
+            out_w: uniform(OUTPUTS * L2, (6.0 / L2 as f32).sqrt()),
+            out_b: vec![0.0; OUTPUTS],
+        }
+    }
+
+    /// The forward pass from the two views' active features (side to move's first).
+    pub fn forward_features(&self, stm: &[u16], other: &[u16]) -> Activations {
+        let mut acc = [0f32; 2 * HIDDEN];
+        for (half, list) in [stm, other].into_iter().enumerate() {
+            let a = &mut acc[half * HIDDEN..(half + 1) * HIDDEN];
+            a.copy_from_slice(&self.ft_b);
+            for &f in list {
+                let row = &self.ft_w[f as usize * HIDDEN..(f as usize + 1) * HIDDEN];
+                for (x, w) in a.iter_mut().zip(row) {
+                    *x += w;
+                }
+            }
+        }
+        let x0: Vec<f32> = acc.iter().map(|&v| crelu(v)).collect();
+        let mut z1 = [0f32; L1];
+        for (k, z) in z1.iter_mut().enumerate() {
+            let row = &self.l1_w[k * 2 * HIDDEN..(k + 1) * 2 * HIDDEN];
+            *z = self.l1_b[k] + row.iter().zip(&x0).map(|(w, x)| w * x).sum::<f32>();
+        }
+        let mut z2 = [0f32; L2];
+        for (k, z) in z2.iter_mut().enumerate() {
+            let row = &self.l2_w[k * L1..(k + 1) * L1];
+            *z = self.l2_b[k] + row.iter().zip(&z1).map(|(w, &x)| w * crelu(x)).sum::<f32>();
+        }
+        let mut out = [0f32; OUTPUTS];
+        for (k, o) in out.iter_mut().enumerate() {
+            let row = &self.out_w[k * L2..(k + 1) * L2];
+            *o = self.out_b[k] + row.iter().zip(&z2).map(|(w, &x)| w * crelu(x)).sum::<f32>();
+        }
+        Activations { acc, z1, z2, out }
+    }
+
+    /// The logits (win, draw, loss for the side to move) of a position.
+    pub fn logits(&self, pos: &Position) -> [f32; OUTPUTS] {
+        let us = pos.side_to_move();
+        let (mut a, mut b) = (List::new(), List::new());
+        features::active(pos, us, &mut a);
+        features::active(pos, us.other(), &mut b);
+        self.forward_features(a.as_slice(), b.as_slice()).out
+    }
+
+    /// Keeps every weight inside what the integer network can hold.
+    pub fn clip(&mut self) {
+        for w in self.ft_w.iter_mut().chain(self.ft_b.iter_mut()) {
+            *w = w.clamp(-FT_CLIP, FT_CLIP);
+        }
+        for w in self
+            .l1_w
+            .iter_mut()
+            .chain(self.l2_w.iter_mut())
+            .chain(self.out_w.iter_mut())
+        {
+            *w = w.clamp(-DENSE_CLIP, DENSE_CLIP);
+        }
+    }
+
+    /// Every parameter as one list of slices, in a fixed order (for optimizers).
+    pub fn params_mut(&mut self) -> [&mut Vec<f32>; 8] {
+        [
+            &mut self.ft_w,
+            &mut self.ft_b,
+            &mut self.l1_w,
+            &mut self.l1_b,
+            &mut self.l2_w,
+            &mut self.l2_b,
+            &mut self.out_w,
+            &mut self.out_b,
+        ]
+    }
+
+    /// Zeros of the same shape (a gradient or an optimizer's moment).
+    pub fn zeros_like(&self) -> FloatNet {
+        let z = |v: &Vec<f32>| vec![0.0; v.len()];
+        FloatNet {
+            ft_w: z(&self.ft_w),
+            ft_b: z(&self.ft_b),
+            l1_w: z(&self.l1_w),
+            l1_b: z(&self.l1_b),
+            l2_w: z(&self.l2_w),
+            l2_b: z(&self.l2_b),
+            out_w: z(&self.out_w),
+            out_b: z(&self.out_b),
+        }
+    }
+}

@@ -1,0 +1,441 @@
+//! The learned evaluation: a small NNUE-style network trained on the exact values of the tables
+//! (`mill-train`), run in integers.
+//!
+//! Inputs are sparse ([`features`]); the first layer's sums for each view live in an
+//! [`Accumulator`] that a move updates by the few features it turns on and off, so that a node
+//! pays only for the dense layers. The network's three outputs are the win, draw and loss
+//! chances of the side to move; the search reads their expected score as centipieces through
+//! the same logistic curve that [`crate::search::wdl`] shows scores with.
+//!
+//! Quantization: the first layer's weights are stored as `round(255 w)` in `i16`, so a clipped
+//! value `[0, 1]` is `[0, 255]`; the dense layers' weights as `round(256 w)`, their sums shifted
+//! back by 8 bits. The float network ([`float::FloatNet`]) is the reference; the tests bound the
+//! difference.
+
+pub mod features;
+pub mod file;
+pub mod float;
+
+use crate::position::Position;
+use crate::types::{Color, Variant};
+use features::List;
+use std::sync::{Arc, OnceLock};
+
+/// First-layer units per view.
+pub const HIDDEN: usize = 128;
+/// Units of the second layer.
+pub const L1: usize = 32;
+/// Units of the third layer.
+pub const L2: usize = 32;
+/// Outputs: win, draw, loss for the side to move.
+pub const OUTPUTS: usize = 3;
+/// A clipped activation of 1.0.
+pub const QA: i32 = 255;
+/// A dense weight of 1.0.
+pub const QB: i32 = 256;
+/// `log2(QB)`.
+const QB_SHIFT: u32 = 8;
+/// Centipieces per unit of the expected score's logit: the curve of [`crate::search::wdl`].
+const SCORE_SCALE: f64 = 292.0;
+/// The largest evaluation the network gives, far below the tables' and the mates' scores.
+pub const MAX_SCORE: i32 = 4000;
+
+/// A network in integers, ready for the search.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Network {
+    /// The variant it was trained for.
+    pub variant: Variant,
+    /// What the file says of its training (data, seed, sizes), shown by `eval`.
+    pub description: String,
+    /// The file's checksum (FNV-1a 64 of its contents), to tell nets apart.
+    pub checksum: u64,
+    pub(crate) ft_w: Vec<i16>,
+    pub(crate) ft_b: Vec<i16>,
+    pub(crate) l1_w: Vec<i16>,
+    pub(crate) l1_b: Vec<i32>,
+    pub(crate) l2_w: Vec<i16>,
+    pub(crate) l2_b: Vec<i32>,
+    pub(crate) out_w: Vec<i16>,
+    pub(crate) out_b: Vec<i32>,
+}
+
+impl std::fmt::Debug for Network {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "Network({}, {:016x}, {})",
+            self.variant.name(),
+            self.checksum,
+            self.description
+        )
+    }
+}
+
+/// The first layer's sums of both views (White's, Black's), unclipped.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[repr(C, align(64))]
+pub struct Accumulator {
+    /// By view: `[White's, Black's]`.
+    pub values: [[i16; HIDDEN]; 2],
+}
+
+impl Accumulator {
+    /// The sums of `pos` computed from scratch.
+    pub fn new(net: &Network, pos: &Position) -> Accumulator {
+        let mut acc = Accumulator {
+            values: [[0; HIDDEN]; 2],
+        };
+        let mut list = List::new();
+        for view in Color::ALL {
+            features::active(pos, view, &mut list);
+            let v = &mut acc.values[view.index()];
+            v.copy_from_slice(&net.ft_b);
+            for &f in list.as_slice() {
+                add_row(v, net.row(f));
+            }
+        }
+        acc
+    }
+
+    /// The sums after a move from `before` to `after`, from this accumulator of `before`.
+    #[inline]
+    pub fn updated(&self, net: &Network, before: &Position, after: &Position) -> Accumulator {
+        #[cfg(target_arch = "x86_64")]
+        if avx2::available() {
+            // SAFETY: the processor has AVX2 (checked just above).
+            return unsafe { self.updated_avx2(net, before, after) };
+        }
+        self.updated_generic(net, before, after)
+    }
+
+    /// The same code compiled for AVX2 (the row additions in 16 lanes).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn updated_avx2(&self, net: &Network, before: &Position, after: &Position) -> Accumulator {
+        self.updated_generic(net, before, after)
+    }
+
+    #[inline(always)]
+    fn updated_generic(&self, net: &Network, before: &Position, after: &Position) -> Accumulator {
+        let mut acc = *self;
+        let (mut removed, mut added) = (List::new(), List::new());
+        for view in Color::ALL {
+            features::changed(before, after, view, &mut removed, &mut added);
+            let v = &mut acc.values[view.index()];
+            for &f in removed.as_slice() {
+                sub_row(v, net.row(f));
+            }
+            for &f in added.as_slice() {
+                add_row(v, net.row(f));
+            }
+        }
+        acc
+    }
+}
+
+#[inline(always)]
+fn add_row(v: &mut [i16; HIDDEN], row: &[i16]) {
+    for (x, w) in v.iter_mut().zip(row) {
+        *x = x.wrapping_add(*w);
+    }
+}
+
+#[inline(always)]
+fn sub_row(v: &mut [i16; HIDDEN], row: &[i16]) {
+    for (x, w) in v.iter_mut().zip(row) {
+        *x = x.wrapping_sub(*w);
+    }
+}
+
+/// `i16` dot product in `i32`, in a shape the compiler turns into multiply-add instructions.
+#[inline(always)]
+fn dot_generic(a: &[i16], b: &[i16]) -> i32 {
+    debug_assert_eq!(a.len(), b.len());
+    let mut lanes = [0i32; 16];
+    for (ca, cb) in a.chunks_exact(16).zip(b.chunks_exact(16)) {
+        for i in 0..16 {
+            lanes[i] += ca[i] as i32 * cb[i] as i32;
+        }
+    }
+    let tail = a.len() - a.len() % 16;
+    let mut s: i32 = lanes.iter().sum();
+    for i in tail..a.len() {
+        s += a[i] as i32 * b[i] as i32;
+    }
+    s
+}
+
+/// AVX2's multiply-add, 16 products an instruction: the dense layers are most of a node's
+/// cost, and the baseline x86-64 target the binary is built for has only SSE2.
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use std::arch::x86_64::*;
+
+    /// Whether this processor has AVX2 (the standard library caches the answer).
+    #[inline(always)]
+    pub fn available() -> bool {
+        std::arch::is_x86_feature_detected!("avx2")
+    }
+
+    /// `a . b` for slices of a multiple of 16.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub fn dot(a: &[i16], b: &[i16]) -> i32 {
+        assert!(a.len() == b.len() && a.len() % 16 == 0);
+        let mut acc = _mm256_setzero_si256();
+        let mut i = 0;
+        while i < a.len() {
+            // SAFETY: i + 16 <= len for both slices (asserted above); unaligned loads.
+            let (x, y) = unsafe {
+                (
+                    _mm256_loadu_si256(a.as_ptr().add(i) as *const __m256i),
+                    _mm256_loadu_si256(b.as_ptr().add(i) as *const __m256i),
+                )
+            };
+            acc = _mm256_add_epi32(acc, _mm256_madd_epi16(x, y));
+            i += 16;
+        }
+        let s = _mm_add_epi32(
+            _mm256_castsi256_si128(acc),
+            _mm256_extracti128_si256::<1>(acc),
+        );
+        let s = _mm_add_epi32(s, _mm_shuffle_epi32::<0b01_00_11_10>(s));
+        let s = _mm_add_epi32(s, _mm_shuffle_epi32::<0b10_11_00_01>(s));
+        _mm_cvtsi128_si32(s)
+    }
+}
+
+/// A dense layer with clipped output: `out[k] = clamp(round((b[k] + w[k] . x) / 256), 0, QA)`.
+#[inline(always)]
+fn dense<const N: usize>(
+    x: &[i16],
+    w: &[i16],
+    b: &[i32],
+    out: &mut [i16; N],
+    dot: impl Fn(&[i16], &[i16]) -> i32,
+) {
+    let n = x.len();
+    for (k, o) in out.iter_mut().enumerate() {
+        let s = b[k] + dot(x, &w[k * n..(k + 1) * n]);
+        *o = ((s + QB / 2) >> QB_SHIFT).clamp(0, QA) as i16;
+    }
+}
+
+impl Network {
+    /// The first-layer weights of feature `f`.
+    #[inline]
+    fn row(&self, f: u16) -> &[i16] {
+        let f = f as usize;
+        &self.ft_w[f * HIDDEN..(f + 1) * HIDDEN]
+    }
+
+    /// The three logits (win, draw, loss for the side to move `us`), in units of `QA * QB`.
+    #[inline]
+    pub fn raw_output(&self, acc: &Accumulator, us: Color) -> [i32; OUTPUTS] {
+        #[cfg(target_arch = "x86_64")]
+        if avx2::available() {
+            // SAFETY: the processor has AVX2 (checked just above).
+            return unsafe { self.raw_output_avx2(acc, us) };
+        }
+        self.raw_output_with(acc, us, dot_generic)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn raw_output_avx2(&self, acc: &Accumulator, us: Color) -> [i32; OUTPUTS] {
+        self.raw_output_with(acc, us, |a, b| avx2::dot(a, b))
+    }
+
+    #[inline(always)]
+    fn raw_output_with(
+        &self,
+        acc: &Accumulator,
+        us: Color,
+        dot: impl Fn(&[i16], &[i16]) -> i32 + Copy,
+    ) -> [i32; OUTPUTS] {
+        let mut x0 = [0i16; 2 * HIDDEN];
+        for (half, view) in [us, us.other()].into_iter().enumerate() {
+            for (x, &v) in x0[half * HIDDEN..(half + 1) * HIDDEN]
+                .iter_mut()
+                .zip(&acc.values[view.index()])
+            {
+                *x = v.clamp(0, QA as i16);
+            }
+        }
+        let mut h1 = [0i16; L1];
+        dense(&x0, &self.l1_w, &self.l1_b, &mut h1, dot);
+        let mut h2 = [0i16; L2];
+        dense(&h1, &self.l2_w, &self.l2_b, &mut h2, dot);
+        let mut out = [0i32; OUTPUTS];
+        for (k, o) in out.iter_mut().enumerate() {
+            *o = self.out_b[k] + dot(&h2, &self.out_w[k * L2..(k + 1) * L2]);
+        }
+        out
+    }
+
+    /// The logits as floats, comparable with [`float::FloatNet::logits`].
+    pub fn logits(&self, acc: &Accumulator, us: Color) -> [f32; OUTPUTS] {
+        self.raw_output(acc, us)
+            .map(|o| o as f32 / (QA * QB) as f32)
+    }
+
+    /// Win, draw and loss chances for the side to move, in permille adding up to 1000.
+    pub fn wdl(&self, acc: &Accumulator, us: Color) -> (u32, u32, u32) {
+        let p = probabilities(self.logits(acc, us));
+        let w = (p[0] * 1000.0).round() as u32;
+        let l = (p[2] * 1000.0).round() as u32;
+        let w = w.min(1000);
+        let l = l.min(1000 - w);
+        (w, 1000 - w - l, l)
+    }
+
+    /// The evaluation for the search: the expected score's logit in centipieces, from the side
+    /// to move's view.
+    #[inline]
+    pub fn evaluate(&self, acc: &Accumulator, us: Color) -> i32 {
+        score_of_logits(self.logits(acc, us))
+    }
+
+    /// The evaluation of a position from scratch (no accumulator kept).
+    pub fn evaluate_position(&self, pos: &Position) -> i32 {
+        self.evaluate(&Accumulator::new(self, pos), pos.side_to_move())
+    }
+}
+
+/// Softmax of three logits.
+pub fn probabilities(l: [f32; OUTPUTS]) -> [f32; OUTPUTS] {
+    let m = l[0].max(l[1]).max(l[2]);
+    let e = l.map(|x| (x - m).exp());
+    let s = e[0] + e[1] + e[2];
+    e.map(|x| x / s)
+}
+
+/// The expected score `win + draw / 2` as centipieces: `SCORE_SCALE * ln(e / (1 - e))`,
+/// computed from the logits without losing precision near 0 and 1.
+pub fn score_of_logits(l: [f32; OUTPUTS]) -> i32 {
+    let m = l[0].max(l[1]).max(l[2]) as f64;
+    let (w, d, lo) = (
+        (l[0] as f64 - m).exp(),
+        (l[1] as f64 - m).exp(),
+        (l[2] as f64 - m).exp(),
+    );
+    let s = SCORE_SCALE * ((w + d / 2.0).ln() - (lo + d / 2.0).ln());
+    (s.round() as i32).clamp(-MAX_SCORE, MAX_SCORE)
+}
+
+/// The network built into the binary for a variant, if there is one.
+pub fn builtin(variant: Variant) -> Option<Arc<Network>> {
+    static NINE: OnceLock<Option<Arc<Network>>> = OnceLock::new();
+    match variant {
+        Variant::Nine => NINE
+            .get_or_init(|| match file::parse(file::NINE) {
+                Ok(n) => Some(Arc::new(n)),
+                Err(e) => {
+                    log::error!("the built-in network of nine is damaged: {e}");
+                    None
+                }
+            })
+            .clone(),
+        Variant::Twelve => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::float::FloatNet;
+    use super::*;
+    use crate::types::Rules;
+    use rand::{Rng, SeedableRng};
+
+    fn random_net(seed: u64, variant: Variant) -> Network {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+        let f = FloatNet::random(&mut rng);
+        file::parse(&file::to_bytes(&f, variant, "test")).unwrap()
+    }
+
+    /// Incremental updates along random games (both variants, flying on and off) equal a
+    /// fresh accumulator at every position.
+    #[test]
+    fn incremental_accumulator_equals_fresh() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(11);
+        for variant in [Variant::Nine, Variant::Twelve] {
+            let net = random_net(3, variant);
+            for flying in [false, true] {
+                for _ in 0..30 {
+                    let mut pos = Position::new(Rules::new(variant, flying));
+                    let mut acc = Accumulator::new(&net, &pos);
+                    let mut stack = vec![(pos, acc)];
+                    for _ in 0..150 {
+                        if pos.outcome().is_some() {
+                            break;
+                        }
+                        // Sometimes take a few moves back, as the search does.
+                        if stack.len() > 3 && rng.gen_bool(0.2) {
+                            let back = rng.gen_range(1..stack.len() - 1);
+                            stack.truncate(stack.len() - back);
+                            (pos, acc) = *stack.last().unwrap();
+                            assert_eq!(acc, Accumulator::new(&net, &pos));
+                            continue;
+                        }
+                        let moves = pos.legal_moves();
+                        let m = moves[rng.gen_range(0..moves.len())];
+                        let mut next = pos;
+                        next.make(m);
+                        acc = acc.updated(&net, &pos, &next);
+                        pos = next;
+                        assert_eq!(acc, Accumulator::new(&net, &pos), "{pos}");
+                        stack.push((pos, acc));
+                    }
+                }
+            }
+        }
+    }
+
+    /// The AVX2 path (where the processor has it) equals the portable one.
+    #[test]
+    fn avx2_equals_generic() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(4);
+        let net = random_net(8, Variant::Nine);
+        let mut pos = Position::new(Rules::default());
+        for _ in 0..40 {
+            if pos.outcome().is_some() {
+                break;
+            }
+            let acc = Accumulator::new(&net, &pos);
+            let us = pos.side_to_move();
+            assert_eq!(
+                net.raw_output(&acc, us),
+                net.raw_output_with(&acc, us, dot_generic)
+            );
+            let moves = pos.legal_moves();
+            let m = moves[rng.gen_range(0..moves.len())];
+            let mut next = pos;
+            next.make(m);
+            assert_eq!(
+                acc.updated(&net, &pos, &next),
+                acc.updated_generic(&net, &pos, &next)
+            );
+            pos = next;
+        }
+        let a: Vec<i16> = (0..256).map(|_| rng.gen_range(-300..300)).collect();
+        let b: Vec<i16> = (0..256).map(|_| rng.gen_range(-2000..2000)).collect();
+        #[cfg(target_arch = "x86_64")]
+        if avx2::available() {
+            // SAFETY: checked just above.
+            assert_eq!(unsafe { avx2::dot(&a, &b) }, dot_generic(&a, &b));
+        }
+    }
+
+    #[test]
+    fn probabilities_and_score_are_consistent() {
+        let p = probabilities([0.0, 0.0, 0.0]);
+        assert!((p[0] - 1.0 / 3.0).abs() < 1e-6);
+        assert_eq!(score_of_logits([0.0, 0.0, 0.0]), 0);
+        assert!(score_of_logits([3.0, 0.0, -3.0]) > 300);
+        assert_eq!(
+            score_of_logits([1.0, 0.5, -2.0]),
+            -score_of_logits([-2.0, 0.5, 1.0])
+        );
+        assert_eq!(score_of_logits([80.0, 0.0, -80.0]), MAX_SCORE);
+    }
+}

@@ -1,0 +1,390 @@
+//! Labelled positions from the tables: the training data of the learned evaluation, and a data
+//! set for anyone who wants the truth of many positions at once.
+//!
+//! Two distributions, each a pure function of its seed (whatever the number of threads):
+//!
+//! - [`Distribution::Games`]: positions as games reach them. Each game starts with 0 to 4
+//!   random plies; each side then errs with a rate drawn per game from [`ERROR_RATES`]: at each
+//!   turn, with that chance, a random legal move, else a move chosen at random among those that
+//!   keep the best value the tables give (a perfect but aimless player). Every position after
+//!   the opening is kept, until the game ends by the rules, by the 100-ply rule, or after
+//!   [`MAX_GAME_PLIES`] plies. Strong and weak play side by side give both the balanced
+//!   positions of careful play and the lopsided ones of blunders.
+//! - [`Distribution::Uniform`]: a placing sector or moving sub-space picked uniformly among those
+//!   with a table, then a slot of it uniformly: every kind of position equally, however rare in
+//!   games.
+//!
+//! A [`Sample`] is 16 bytes on disk ([`Sample::to_bytes`]); a file of them starts with an
+//! 16-byte header ([`FILE_MAGIC`], then the count as `u64`).
+
+use super::{placing, SubIndex, Tablebase, Wdl};
+use crate::position::Position;
+use crate::types::{Color, Rules};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use rayon::prelude::*;
+
+/// The start of a sample file.
+pub const FILE_MAGIC: &[u8; 8] = b"MILLSMP1";
+/// Bytes of one sample on disk.
+pub const RECORD_BYTES: usize = 16;
+/// The chances of a random move, one drawn per side and game, in [`Distribution::Games`].
+pub const ERROR_RATES: [f64; 6] = [0.0, 0.02, 0.05, 0.15, 0.4, 1.0];
+/// A game of [`Distribution::Games`] stops after this many plies.
+pub const MAX_GAME_PLIES: usize = 240;
+/// Samples made from one seed each; the unit of parallel work.
+const CHUNK: usize = 4096;
+/// Uniform samples drawn from each table picked (for a placing table, from one decoded block).
+const PER_BLOCK: usize = 16;
+
+/// Which positions to sample.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Distribution {
+    /// As games reach them.
+    Games,
+    /// Uniform over each sector and sub-space.
+    Uniform,
+}
+
+impl std::str::FromStr for Distribution {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "games" => Ok(Distribution::Games),
+            "uniform" => Ok(Distribution::Uniform),
+            _ => Err(format!("unknown distribution '{s}' (games or uniform)")),
+        }
+    }
+}
+
+/// One labelled position.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Sample {
+    /// White's pieces (bit i: point i).
+    pub white: u32,
+    /// Black's pieces.
+    pub black: u32,
+    /// Pieces in hand, White's and Black's.
+    pub hand: [u8; 2],
+    /// The side to move.
+    pub side: Color,
+    /// The rules.
+    pub rules: Rules,
+    /// The exact result for the side to move under the rules, at this 100-ply counter: 1 win,
+    /// 0 draw, -1 loss.
+    pub result: i8,
+    /// Plies to the next mill under best play for a decided moving-phase position, when asked
+    /// for (`u8::MAX` otherwise; the placing tables store no distance).
+    pub plies: u8,
+    /// The 100-ply counter.
+    pub rule50: u8,
+}
+
+impl Sample {
+    /// The sample of a position with its result.
+    pub fn new(pos: &Position, result: i8, plies: u8) -> Sample {
+        Sample {
+            white: pos.pieces(Color::White).0,
+            black: pos.pieces(Color::Black).0,
+            hand: [pos.in_hand(Color::White), pos.in_hand(Color::Black)],
+            side: pos.side_to_move(),
+            rules: pos.rules(),
+            result,
+            plies,
+            rule50: pos.rule50().min(255) as u8,
+        }
+    }
+
+    /// Whether the position is in the placing phase (a side has pieces in hand).
+    pub fn is_placing(&self) -> bool {
+        self.hand != [0, 0]
+    }
+
+    /// The position (with the 100-ply counter at 0; the result is the one at [`Sample::rule50`]).
+    pub fn position(&self) -> Position {
+        Position::from_sets_trusted(
+            self.rules,
+            self.white,
+            self.black,
+            self.hand[0],
+            self.hand[1],
+            self.side,
+        )
+    }
+
+    /// The 16 bytes on disk: White's and Black's sets (`u32` each), the hands, the side to move
+    /// (0 White), flags (bit 0 flying, bit 1 twelve), the result (`i8`), the plies, the counter
+    /// and the phase (0 placing, 1 moving), little-endian.
+    pub fn to_bytes(&self) -> [u8; RECORD_BYTES] {
+        let mut b = [0u8; RECORD_BYTES];
+        b[0..4].copy_from_slice(&self.white.to_le_bytes());
+        b[4..8].copy_from_slice(&self.black.to_le_bytes());
+        b[8] = self.hand[0];
+        b[9] = self.hand[1];
+        b[10] = self.side.index() as u8;
+        b[11] = self.rules.flying as u8
+            | ((self.rules.variant == crate::types::Variant::Twelve) as u8) << 1;
+        b[12] = self.result as u8;
+        b[13] = self.plies;
+        b[14] = self.rule50;
+        b[15] = !self.is_placing() as u8;
+        b
+    }
+
+    /// A sample from its bytes, checked.
+    pub fn from_bytes(b: &[u8]) -> Result<Sample, String> {
+        if b.len() != RECORD_BYTES {
+            return Err(format!("a sample is {RECORD_BYTES} bytes, not {}", b.len()));
+        }
+        let variant = if b[11] & 2 != 0 {
+            crate::types::Variant::Twelve
+        } else {
+            crate::types::Variant::Nine
+        };
+        let s = Sample {
+            white: u32::from_le_bytes(b[0..4].try_into().unwrap()),
+            black: u32::from_le_bytes(b[4..8].try_into().unwrap()),
+            hand: [b[8], b[9]],
+            side: if b[10] == 0 {
+                Color::White
+            } else {
+                Color::Black
+            },
+            rules: Rules::new(variant, b[11] & 1 != 0),
+            result: b[12] as i8,
+            plies: b[13],
+            rule50: b[14],
+        };
+        let n = variant.pieces();
+        if b[10] > 1
+            || b[11] > 3
+            || !(-1..=1).contains(&s.result)
+            || s.hand[0] > n
+            || s.hand[1] > n
+            || s.white & s.black != 0
+            || (s.white | s.black) >> 24 != 0
+            || s.white.count_ones() + s.hand[0] as u32 > n as u32
+            || s.black.count_ones() + s.hand[1] as u32 > n as u32
+        {
+            return Err("not a valid sample record".into());
+        }
+        Ok(s)
+    }
+}
+
+fn result_of(w: Wdl) -> i8 {
+    match w.real() {
+        Wdl::Win => 1,
+        Wdl::Loss => -1,
+        _ => 0,
+    }
+}
+
+/// What [`sample`] needs besides the count.
+#[derive(Copy, Clone, Debug)]
+pub struct SampleOptions {
+    /// The rules.
+    pub rules: Rules,
+    /// Which positions.
+    pub distribution: Distribution,
+    /// The seed: the same seed and count give the same samples.
+    pub seed: u64,
+    /// Also read the plies to the next mill of decided moving-phase positions (about 20 us
+    /// each: it decodes a distance block).
+    pub distances: bool,
+}
+
+/// `n` labelled positions. Fails when the tables do not cover what the distribution needs
+/// (the games need the complete set of the rules; uniform needs at least one table).
+pub fn sample(tb: &Tablebase, n: usize, opts: &SampleOptions) -> Result<Vec<Sample>, String> {
+    let chunks = n.div_ceil(CHUNK);
+    let parts: Result<Vec<Vec<Sample>>, String> = (0..chunks)
+        .into_par_iter()
+        .map(|c| {
+            let len = CHUNK.min(n - c * CHUNK);
+            let seed = opts
+                .seed
+                .wrapping_mul(0x9e37_79b9_7f4a_7c15)
+                .wrapping_add(c as u64);
+            let mut rng = StdRng::seed_from_u64(seed);
+            match opts.distribution {
+                Distribution::Games => games(tb, opts, len, &mut rng),
+                Distribution::Uniform => uniform(tb, opts, len, &mut rng),
+            }
+        })
+        .collect();
+    Ok(parts?.into_iter().flatten().collect())
+}
+
+fn missing(pos: &Position) -> String {
+    format!(
+        "no table covers {} ({}): make the complete set first (mill-tb setup)",
+        pos.to_fen(),
+        pos.rules()
+    )
+}
+
+fn plies_of(tb: &Tablebase, pos: &Position, opts: &SampleOptions) -> u8 {
+    if !opts.distances || !pos.is_moving_phase() {
+        return u8::MAX;
+    }
+    match tb.probe(pos) {
+        Some(p) if matches!(p.wdl, Wdl::Win | Wdl::Loss) => p.plies_to_mill.min(254) as u8,
+        _ => u8::MAX,
+    }
+}
+
+fn games(
+    tb: &Tablebase,
+    opts: &SampleOptions,
+    n: usize,
+    rng: &mut StdRng,
+) -> Result<Vec<Sample>, String> {
+    let mut out = Vec::with_capacity(n);
+    let mut best = Vec::new();
+    while out.len() < n {
+        let mut pos = Position::new(opts.rules);
+        let opening = rng.gen_range(0..=4);
+        let errs = [
+            ERROR_RATES[rng.gen_range(0..ERROR_RATES.len())],
+            ERROR_RATES[rng.gen_range(0..ERROR_RATES.len())],
+        ];
+        for ply in 0..MAX_GAME_PLIES {
+            if out.len() >= n || pos.outcome().is_some() || pos.rule50() >= 100 {
+                break;
+            }
+            let moves = pos.legal_moves();
+            if ply >= opening {
+                let w = tb.wdl(&pos).ok_or_else(|| missing(&pos))?;
+                out.push(Sample::new(&pos, result_of(w), plies_of(tb, &pos, opts)));
+            }
+            let random = ply < opening || rng.gen_bool(errs[pos.side_to_move().index()]);
+            let m = if random {
+                moves[rng.gen_range(0..moves.len())]
+            } else {
+                best.clear();
+                let mut top = i8::MIN;
+                for &m in moves.iter() {
+                    let mut child = pos;
+                    child.make(m);
+                    let v = -result_of(tb.wdl(&child).ok_or_else(|| missing(&child))?);
+                    if v > top {
+                        top = v;
+                        best.clear();
+                    }
+                    if v == top {
+                        best.push(m);
+                    }
+                }
+                best[rng.gen_range(0..best.len())]
+            };
+            pos.make(m);
+        }
+    }
+    Ok(out)
+}
+
+/// The tables present for the rules: placing sectors and moving sub-spaces (w, b).
+fn spaces(tb: &Tablebase, rules: Rules) -> (Vec<placing::Sector>, Vec<(u8, u8)>) {
+    let n = rules.variant.pieces();
+    let sectors = placing::Sector::all(rules, 2 * n)
+        .into_iter()
+        .filter(|s| tb.placing_table(*s).is_some())
+        .collect();
+    let mut moving = Vec::new();
+    for w in 3..=n {
+        for b in 3..=n {
+            if tb.table(rules, w, b).is_some() {
+                moving.push((w, b));
+            }
+        }
+    }
+    (sectors, moving)
+}
+
+fn uniform(
+    tb: &Tablebase,
+    opts: &SampleOptions,
+    n: usize,
+    rng: &mut StdRng,
+) -> Result<Vec<Sample>, String> {
+    let (sectors, moving) = spaces(tb, opts.rules);
+    let total = sectors.len() + moving.len();
+    if total == 0 {
+        return Err(format!(
+            "no table of {} in {}",
+            opts.rules,
+            tb.dir().display()
+        ));
+    }
+    let mut out = Vec::with_capacity(n);
+    while out.len() < n {
+        let k = rng.gen_range(0..total);
+        if k < sectors.len() {
+            // A placing table is read a compressed block at a time: draw several slots of one
+            // random block (each slot still uniform over the sector), so one decode serves
+            // them all.
+            let s = sectors[k];
+            let slots = s.slots();
+            let block = placing::file::BLOCK_SLOTS as u64;
+            let lo = rng.gen_range(0..slots.div_ceil(block)) * block;
+            let hi = (lo + block).min(slots);
+            for _ in 0..PER_BLOCK.min(n - out.len()) {
+                let slot = rng.gen_range(lo..hi) as u32;
+                let pos = placing::position_of_slot(s, slot).0;
+                let w = tb.wdl(&pos).ok_or_else(|| missing(&pos))?;
+                out.push(Sample::new(&pos, result_of(w), u8::MAX));
+            }
+            continue;
+        }
+        // As many from a moving sub-space, so that each table weighs the same.
+        let (w, b) = moving[k - sectors.len()];
+        let idx = SubIndex::new(opts.rules.variant, w, b);
+        for _ in 0..PER_BLOCK.min(n - out.len()) {
+            let (us, them, _) = idx.unrank(rng.gen_range(0..idx.len() as u32));
+            let side = if rng.gen_bool(0.5) {
+                Color::White
+            } else {
+                Color::Black
+            };
+            let (white, black) = match side {
+                Color::White => (us, them),
+                Color::Black => (them, us),
+            };
+            let pos = Position::from_sets_trusted(opts.rules, white, black, 0, 0, side);
+            let w = tb.wdl(&pos).ok_or_else(|| missing(&pos))?;
+            out.push(Sample::new(&pos, result_of(w), plies_of(tb, &pos, opts)));
+        }
+    }
+    Ok(out)
+}
+
+/// A sample file's bytes: the header and the records.
+pub fn to_file_bytes(samples: &[Sample]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(16 + samples.len() * RECORD_BYTES);
+    out.extend_from_slice(FILE_MAGIC);
+    out.extend_from_slice(&(samples.len() as u64).to_le_bytes());
+    for s in samples {
+        out.extend_from_slice(&s.to_bytes());
+    }
+    out
+}
+
+/// The samples of a file's bytes, checked (header, length, every record).
+pub fn from_file_bytes(bytes: &[u8]) -> Result<Vec<Sample>, String> {
+    if bytes.len() < 16 || &bytes[..8] != FILE_MAGIC {
+        return Err("not a sample file (it does not start with MILLSMP1)".into());
+    }
+    let n = u64::from_le_bytes(bytes[8..16].try_into().unwrap());
+    let body = &bytes[16..];
+    if body.len() as u64 != n.saturating_mul(RECORD_BYTES as u64) {
+        return Err(format!(
+            "the header says {n} samples but the file holds {} bytes of records",
+            body.len()
+        ));
+    }
+    body.chunks_exact(RECORD_BYTES)
+        .enumerate()
+        .map(|(i, c)| Sample::from_bytes(c).map_err(|e| format!("record {i}: {e}")))
+        .collect()
+}
