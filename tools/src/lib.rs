@@ -12,6 +12,7 @@
 //! - [`record`]: game records (JSONL, PGN) and their replay check.
 //! - [`tournament`]: schedules, workers, statistics, SPRT.
 //! - [`stats`]: Elo, LOS, pentanomial, SPRT.
+//! - [`train`]: `mill-train`, the evaluation network fitted to the tables' exact values.
 #![deny(missing_docs)]
 
 pub mod analysis;
@@ -29,3 +30,4 @@ pub mod setup;
 pub mod stats;
 pub mod tb;
 pub mod tournament;
+pub mod train;

@@ -6,7 +6,9 @@ use millstone::{Rules, Variant};
 use millstone_tools::puzzles;
 use millstone_tools::tb::plan::PlanFormat;
 use millstone_tools::tb::solve::SolveOptions;
-use millstone_tools::tb::{self, audit, book, generate, plan, probe, solve, tables, verify};
+use millstone_tools::tb::{
+    self, audit, book, generate, keeprate, plan, probe, sample, solve, tables, verify,
+};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -171,6 +173,74 @@ enum Command {
         /// The directory (default: the data directory's `tables`).
         #[arg(long)]
         dir: Option<PathBuf>,
+    },
+    /// Write positions labelled with their exact result (win, draw or loss for the side to
+    /// move): as games reach them (mixed-strength play from random openings) or uniformly
+    /// over each sector and sub-space; the same seed gives the same file.
+    Sample {
+        /// The table directory (default: the data directory's `tables`).
+        #[arg(long)]
+        dir: Option<PathBuf>,
+        /// The output file.
+        #[arg(long, short)]
+        out: PathBuf,
+        /// How many positions.
+        #[arg(long, short = 'n', default_value_t = 1_000_000)]
+        count: usize,
+        /// games or uniform.
+        #[arg(long, default_value = "games")]
+        distribution: millstone::tablebase::sample::Distribution,
+        /// The seed.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Also read the plies to the next mill of decided moving-phase positions (slower).
+        #[arg(long)]
+        distances: bool,
+        /// bin (16-byte records, for mill-train and numpy) or text.
+        #[arg(long, value_enum, default_value = "bin")]
+        format: sample::Format,
+        /// nine or twelve.
+        #[arg(long, default_value = "nine")]
+        variant: Variant,
+        /// The rule set without flying.
+        #[arg(long)]
+        no_flying: bool,
+    },
+    /// Measure how often an engine (by default the millstone beside mill-tb, without tables)
+    /// keeps the exact value in game-like positions where some move gives it away, half of
+    /// them placing, half moving, at a fixed time a move.
+    Keeprate {
+        /// The table directory (default: the data directory's `tables`).
+        #[arg(long)]
+        dir: Option<PathBuf>,
+        /// The engine to measure.
+        #[arg(long)]
+        engine: Option<PathBuf>,
+        /// `NAME=VALUE`: an option for the engine (after Threads 1, TablePath <empty> and
+        /// BookPath <empty>); repeat for several.
+        #[arg(long = "option")]
+        options: Vec<String>,
+        /// Positions of each phase.
+        #[arg(long, default_value_t = 2000)]
+        per_phase: usize,
+        /// Milliseconds a move.
+        #[arg(long, default_value_t = 100)]
+        movetime: u64,
+        /// Engines side by side (each one thread).
+        #[arg(long, default_value_t = 1)]
+        jobs: usize,
+        /// The seed of the positions (the training data used seeds below 1000).
+        #[arg(long, default_value_t = 1000)]
+        seed: u64,
+        /// Write each position that lost the value, with the move played, to this file.
+        #[arg(long)]
+        failures: Option<PathBuf>,
+        /// nine or twelve.
+        #[arg(long, default_value = "nine")]
+        variant: Variant,
+        /// The rule set without flying.
+        #[arg(long)]
+        no_flying: bool,
     },
     /// Print the verdict of the tables on a position and the value of each move.
     Probe {
@@ -440,6 +510,63 @@ fn run(command: Command) -> Result<(), String> {
             hash_mb,
             seconds.map(Duration::from_secs),
         ),
+        Command::Sample {
+            dir,
+            out,
+            count,
+            distribution,
+            seed,
+            distances,
+            format,
+            variant,
+            no_flying,
+        } => sample::sample(
+            &tables(dir)?,
+            &out,
+            count,
+            &millstone::tablebase::sample::SampleOptions {
+                rules: Rules::new(variant, !no_flying),
+                distribution,
+                seed,
+                distances,
+            },
+            format,
+        ),
+        Command::Keeprate {
+            dir,
+            engine,
+            options,
+            per_phase,
+            movetime,
+            jobs,
+            seed,
+            failures,
+            variant,
+            no_flying,
+        } => {
+            let options = options
+                .iter()
+                .map(|o| {
+                    o.split_once('=')
+                        .map(|(n, v)| (n.to_string(), v.to_string()))
+                        .ok_or_else(|| format!("--option {o}: expected NAME=VALUE"))
+                })
+                .collect::<Result<Vec<_>, String>>()?;
+            let engine = engine.unwrap_or_else(keeprate::engine_beside_me);
+            keeprate::keeprate(
+                &tables(dir)?,
+                &engine,
+                &keeprate::Options {
+                    rules: Rules::new(variant, !no_flying),
+                    per_phase,
+                    movetime,
+                    jobs,
+                    seed,
+                    options,
+                    failures,
+                },
+            )
+        }
         Command::Probe {
             dir,
             fen,

@@ -6,15 +6,19 @@
 //! - [`plan`]: `plan`, the jobs as a Makefile or JSON.
 //! - [`verify`]: `info`, `verify` and `crosscheck`.
 //! - [`probe`]: `probe`, the verdict on one position.
+//! - [`sample`]: `sample`, labelled positions for training and data sets.
 //! - [`solve`]: `solve`, one placing position solved exactly.
 //! - [`book`]: `book`, the opening book.
 //! - [`audit`]: `audit`, games held against the tables.
+//! - [`keeprate`]: `keeprate`, how often an engine keeps the value where it can be lost.
 
 pub mod audit;
 pub mod book;
 pub mod generate;
+pub mod keeprate;
 pub mod plan;
 pub mod probe;
+pub mod sample;
 pub mod solve;
 pub mod verify;
 

@@ -1,0 +1,150 @@
+//! `mill-train`: trains the evaluation network from sample files of `mill-tb sample` and writes
+//! it as a `.nnue` file (the engine's `EvalFile`, or `nets/` to build it in).
+
+use clap::Parser;
+use millstone::nnue::file;
+use millstone::tablebase::sample::{self, Sample};
+use millstone::Variant;
+use millstone_tools::train::{self, Config};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+/// Train the evaluation network on positions labelled by the tables.
+#[derive(Parser, Debug)]
+#[command(version, about)]
+struct Cli {
+    /// Sample files (`mill-tb sample`), all of one variant; repeat for several.
+    #[arg(long = "data", required = true)]
+    data: Vec<PathBuf>,
+    /// Where to write the network.
+    #[arg(long, short)]
+    out: PathBuf,
+    /// Passes over the training samples.
+    #[arg(long, default_value_t = 4)]
+    epochs: usize,
+    /// Samples per step.
+    #[arg(long, default_value_t = 8192)]
+    batch: usize,
+    /// Adam's step size at the start; it falls linearly to a tenth.
+    #[arg(long, default_value_t = 2e-3)]
+    lr: f32,
+    /// Seed of the split, the order and the initial weights.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Share of the samples held out to measure the network.
+    #[arg(long, default_value_t = 0.01)]
+    holdout: f64,
+    /// Use only the first N samples of each file.
+    #[arg(long)]
+    limit: Option<usize>,
+    /// Threads (default: all cores).
+    #[arg(long)]
+    threads: Option<usize>,
+}
+
+fn main() -> ExitCode {
+    env_logger::init();
+    let cli = Cli::parse();
+    match run(&cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("mill-train: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: &Cli) -> Result<(), String> {
+    if let Some(t) = cli.threads {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(t.max(1))
+            .build_global()
+            .map_err(|e| e.to_string())?;
+    }
+    if cli.epochs == 0
+        || cli.batch == 0
+        || cli.lr.is_nan()
+        || cli.lr <= 0.0
+        || !(0.0..1.0).contains(&cli.holdout)
+    {
+        return Err("--epochs, --batch and --lr must be positive, --holdout in [0, 1)".into());
+    }
+    let start = Instant::now();
+    let mut samples: Vec<Sample> = Vec::new();
+    let mut sources = Vec::new();
+    for path in &cli.data {
+        let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let mut s =
+            sample::from_file_bytes(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+        if let Some(n) = cli.limit {
+            s.truncate(n);
+        }
+        sources.push(format!(
+            "{} ({} samples, fnv1a {:016x})",
+            path.file_name().unwrap_or_default().to_string_lossy(),
+            s.len(),
+            millstone::tablebase::fnv1a64(&bytes)
+        ));
+        samples.extend(s);
+    }
+    let Some(first) = samples.first() else {
+        return Err("the sample files hold no sample".into());
+    };
+    let variant = first.rules.variant;
+    if samples.iter().any(|s| s.rules.variant != variant) {
+        return Err("the samples mix nine and twelve: train one network per variant".into());
+    }
+    let cfg = Config {
+        epochs: cli.epochs,
+        batch: cli.batch,
+        lr: cli.lr,
+        seed: cli.seed,
+        holdout: cli.holdout,
+    };
+    let n = samples.len();
+    let (tr, va) = train::split(samples, &cfg);
+    eprintln!(
+        "mill-train: {} training and {} held-out samples of {} read in {:.1}s",
+        tr.len(),
+        va.len(),
+        variant.name(),
+        start.elapsed().as_secs_f64()
+    );
+    let net = train::train(&tr, &va, &cfg, |epoch, seen, held| {
+        eprintln!(
+            "epoch {epoch} ({:.0}s): training {}; held out {}",
+            start.elapsed().as_secs_f64(),
+            seen.summary(),
+            held.summary()
+        );
+    });
+    let held = train::evaluate(&net, &va);
+    let description = format!(
+        "mill-train {}: {n} samples from {}; seed {}, epochs {}, batch {}, lr {}, holdout {}; \
+         held out: {}; {:.0}s",
+        env!("CARGO_PKG_VERSION"),
+        sources.join(", "),
+        cfg.seed,
+        cfg.epochs,
+        cfg.batch,
+        cfg.lr,
+        cfg.holdout,
+        held.summary(),
+        start.elapsed().as_secs_f64()
+    );
+    let bytes = file::to_bytes(&net, variant, &description);
+    let checked = file::parse(&bytes).map_err(|e| e.to_string())?;
+    std::fs::write(&cli.out, &bytes).map_err(|e| format!("{}: {e}", cli.out.display()))?;
+    println!(
+        "wrote {} ({} bytes, checksum {:016x}, {}): {description}",
+        cli.out.display(),
+        bytes.len(),
+        checked.checksum,
+        match variant {
+            Variant::Nine => "nine",
+            Variant::Twelve => "twelve",
+        }
+    );
+    Ok(())
+}

@@ -1,0 +1,425 @@
+//! `mill-train`: fits the network of `millstone::nnue` to labelled positions from the tables.
+//!
+//! Written here rather than in a Python framework: the network is small and sparse (a few dozen
+//! active features of 641, then 256 -> 32 -> 32 -> 3), so a plain backward pass on the CPU keeps
+//! both cores busy without a runtime of gigabytes, and the float network it trains is the very
+//! `FloatNet` whose quantized form the engine runs (no export step that could drift).
+//!
+//! The loss is the cross-entropy of the softmax of the three logits against the exact result
+//! (win, draw or loss for the side to move); Adam with a learning rate that falls linearly to a
+//! tenth over the run; every weight clipped after each step to what the integer network holds.
+//! Everything is a function of the seed and the data: the split into training and held-out
+//! samples, the order of each epoch, the initial weights, and the sums (each batch is cut into a
+//! fixed number of parts whose gradients are added in order, whatever the number of threads).
+
+use millstone::nnue::features::{self, List};
+use millstone::nnue::float::{crelu, FloatNet};
+use millstone::nnue::{HIDDEN, L1, L2, OUTPUTS};
+use millstone::tablebase::sample::Sample;
+use millstone::topology::Topology;
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use rayon::prelude::*;
+
+/// Parts a batch is cut into (fixed, so that results do not depend on the threads).
+const PARTS: usize = 16;
+
+/// How to train.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Passes over the training samples.
+    pub epochs: usize,
+    /// Samples per step.
+    pub batch: usize,
+    /// Adam's step size at the start (it falls linearly to a tenth).
+    pub lr: f32,
+    /// The seed of the split, the order and the initial weights.
+    pub seed: u64,
+    /// The share of samples held out for validation.
+    pub holdout: f64,
+}
+
+/// Loss and accuracy over a set of samples, by phase.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Metrics {
+    /// Samples per phase (placing, moving).
+    pub count: [u64; 2],
+    /// Sum of cross-entropies per phase.
+    pub loss: [f64; 2],
+    /// Samples whose most likely output is the true result, per phase.
+    pub correct: [u64; 2],
+}
+
+impl Metrics {
+    fn add(&mut self, o: &Metrics) {
+        for i in 0..2 {
+            self.count[i] += o.count[i];
+            self.loss[i] += o.loss[i];
+            self.correct[i] += o.correct[i];
+        }
+    }
+
+    /// Mean loss over both phases.
+    pub fn mean_loss(&self) -> f64 {
+        (self.loss[0] + self.loss[1]) / (self.count[0] + self.count[1]).max(1) as f64
+    }
+
+    /// One line: loss and accuracy overall and per phase.
+    pub fn summary(&self) -> String {
+        let acc = |i: usize| 100.0 * self.correct[i] as f64 / self.count[i].max(1) as f64;
+        let all = 100.0 * (self.correct[0] + self.correct[1]) as f64
+            / (self.count[0] + self.count[1]).max(1) as f64;
+        format!(
+            "loss {:.4}, accuracy {all:.2}% (placing {:.2}% of {}, moving {:.2}% of {})",
+            self.mean_loss(),
+            acc(0),
+            self.count[0],
+            acc(1),
+            self.count[1]
+        )
+    }
+}
+
+/// The target class of a sample: 0 win, 1 draw, 2 loss (the logits' order).
+fn class(s: &Sample) -> usize {
+    (1 - s.result) as usize
+}
+
+/// Both views' active features, side to move's first (straight from the sets: building a
+/// checked `Position` would cost more than the features).
+fn inputs(s: &Sample, a: &mut List, b: &mut List) {
+    let topo = Topology::of(s.rules.variant);
+    let us = s.side.index();
+    let sets = [s.white, s.black];
+    let hands = [s.hand[0] as usize, s.hand[1] as usize];
+    let flying = s.rules.flying;
+    features::active_sets(
+        topo,
+        [sets[us], sets[1 - us]],
+        [hands[us], hands[1 - us]],
+        flying,
+        a,
+    );
+    features::active_sets(
+        topo,
+        [sets[1 - us], sets[us]],
+        [hands[1 - us], hands[us]],
+        flying,
+        b,
+    );
+}
+
+fn softmax(l: &[f32; OUTPUTS]) -> [f32; OUTPUTS] {
+    let m = l.iter().fold(f32::MIN, |a, &b| a.max(b));
+    let e = l.map(|x| (x - m).exp());
+    let s: f32 = e.iter().sum();
+    e.map(|x| x / s)
+}
+
+/// Adds the gradient of one sample's loss (scaled by `scale`) to `g`; returns its metrics.
+// Indices read as the layers' equations (row k, input i) across four arrays at once.
+#[allow(clippy::needless_range_loop)]
+fn backward(net: &FloatNet, s: &Sample, scale: f32, g: &mut FloatNet) -> Metrics {
+    let (mut la, mut lb) = (List::new(), List::new());
+    inputs(s, &mut la, &mut lb);
+    let act = net.forward_features(la.as_slice(), lb.as_slice());
+    let y = class(s);
+    let p = softmax(&act.out);
+    let mut m = Metrics::default();
+    let phase = !s.is_placing() as usize;
+    m.count[phase] = 1;
+    m.loss[phase] = -(p[y].max(1e-12) as f64).ln();
+    let argmax = (0..OUTPUTS).max_by(|&i, &j| p[i].total_cmp(&p[j])).unwrap();
+    m.correct[phase] = (argmax == y) as u64;
+
+    let mut dout = p;
+    dout[y] -= 1.0;
+    for d in &mut dout {
+        *d *= scale;
+    }
+    // Output layer.
+    let h2 = act.z2.map(crelu);
+    let mut dh2 = [0f32; L2];
+    for k in 0..OUTPUTS {
+        let row = k * L2;
+        g.out_b[k] += dout[k];
+        for i in 0..L2 {
+            g.out_w[row + i] += dout[k] * h2[i];
+            dh2[i] += dout[k] * net.out_w[row + i];
+        }
+    }
+    let dz2: [f32; L2] = std::array::from_fn(|i| {
+        if act.z2[i] > 0.0 && act.z2[i] < 1.0 {
+            dh2[i]
+        } else {
+            0.0
+        }
+    });
+    // Third layer.
+    let h1 = act.z1.map(crelu);
+    let mut dh1 = [0f32; L1];
+    for k in 0..L2 {
+        if dz2[k] == 0.0 {
+            continue;
+        }
+        let row = k * L1;
+        g.l2_b[k] += dz2[k];
+        for i in 0..L1 {
+            g.l2_w[row + i] += dz2[k] * h1[i];
+            dh1[i] += dz2[k] * net.l2_w[row + i];
+        }
+    }
+    let dz1: [f32; L1] = std::array::from_fn(|i| {
+        if act.z1[i] > 0.0 && act.z1[i] < 1.0 {
+            dh1[i]
+        } else {
+            0.0
+        }
+    });
+    // Second layer.
+    let x0: Vec<f32> = act.acc.iter().map(|&v| crelu(v)).collect();
+    let mut dx0 = [0f32; 2 * HIDDEN];
+    for k in 0..L1 {
+        if dz1[k] == 0.0 {
+            continue;
+        }
+        let row = k * 2 * HIDDEN;
+        g.l1_b[k] += dz1[k];
+        let gw = &mut g.l1_w[row..row + 2 * HIDDEN];
+        let w = &net.l1_w[row..row + 2 * HIDDEN];
+        for i in 0..2 * HIDDEN {
+            gw[i] += dz1[k] * x0[i];
+            dx0[i] += dz1[k] * w[i];
+        }
+    }
+    // First layer, shared by both views.
+    for (half, list) in [la.as_slice(), lb.as_slice()].into_iter().enumerate() {
+        let mut dacc = [0f32; HIDDEN];
+        for i in 0..HIDDEN {
+            let a = act.acc[half * HIDDEN + i];
+            if a > 0.0 && a < 1.0 {
+                dacc[i] = dx0[half * HIDDEN + i];
+            }
+        }
+        for i in 0..HIDDEN {
+            g.ft_b[i] += dacc[i];
+        }
+        for &f in list {
+            let row = &mut g.ft_w[f as usize * HIDDEN..(f as usize + 1) * HIDDEN];
+            for i in 0..HIDDEN {
+                row[i] += dacc[i];
+            }
+        }
+    }
+    m
+}
+
+/// Loss and accuracy of `net` over `samples`.
+pub fn evaluate(net: &FloatNet, samples: &[Sample]) -> Metrics {
+    samples
+        .par_chunks(4096)
+        .map(|chunk| {
+            let mut m = Metrics::default();
+            let (mut la, mut lb) = (List::new(), List::new());
+            for s in chunk {
+                inputs(s, &mut la, &mut lb);
+                let p = softmax(&net.forward_features(la.as_slice(), lb.as_slice()).out);
+                let y = class(s);
+                let phase = !s.is_placing() as usize;
+                m.count[phase] += 1;
+                m.loss[phase] += -(p[y].max(1e-12) as f64).ln();
+                let argmax = (0..OUTPUTS).max_by(|&i, &j| p[i].total_cmp(&p[j])).unwrap();
+                m.correct[phase] += (argmax == y) as u64;
+            }
+            m
+        })
+        .reduce(Metrics::default, |mut a, b| {
+            a.add(&b);
+            a
+        })
+}
+
+/// Adam's state.
+struct Adam {
+    m: FloatNet,
+    v: FloatNet,
+    t: i32,
+}
+
+impl Adam {
+    fn step(&mut self, net: &mut FloatNet, g: &mut FloatNet, lr: f32) {
+        const B1: f32 = 0.9;
+        const B2: f32 = 0.999;
+        const EPS: f32 = 1e-8;
+        self.t += 1;
+        let c1 = 1.0 - B1.powi(self.t);
+        let c2 = 1.0 - B2.powi(self.t);
+        for (((w, gr), m), v) in net
+            .params_mut()
+            .into_iter()
+            .zip(g.params_mut())
+            .zip(self.m.params_mut())
+            .zip(self.v.params_mut())
+        {
+            for i in 0..w.len() {
+                let gi = gr[i];
+                m[i] = B1 * m[i] + (1.0 - B1) * gi;
+                v[i] = B2 * v[i] + (1.0 - B2) * gi * gi;
+                w[i] -= lr * (m[i] / c1) / ((v[i] / c2).sqrt() + EPS);
+                gr[i] = 0.0;
+            }
+        }
+        net.clip();
+    }
+}
+
+/// Adds `b` into `a`, parameter by parameter.
+fn add_into(a: &mut FloatNet, b: &FloatNet) {
+    for (x, y) in a.params_mut().into_iter().zip([
+        &b.ft_w, &b.ft_b, &b.l1_w, &b.l1_b, &b.l2_w, &b.l2_b, &b.out_w, &b.out_b,
+    ]) {
+        for (p, q) in x.iter_mut().zip(y.iter()) {
+            *p += q;
+        }
+    }
+}
+
+/// Splits samples into training and held-out sets, by the seed.
+pub fn split(mut samples: Vec<Sample>, cfg: &Config) -> (Vec<Sample>, Vec<Sample>) {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(cfg.seed);
+    samples.shuffle(&mut rng);
+    let held = ((samples.len() as f64) * cfg.holdout).round() as usize;
+    let valid = samples.split_off(samples.len() - held.min(samples.len()));
+    (samples, valid)
+}
+
+/// Trains a network; `report` hears each epoch's number, training metrics and held-out
+/// metrics.
+pub fn train(
+    train: &[Sample],
+    valid: &[Sample],
+    cfg: &Config,
+    mut report: impl FnMut(usize, &Metrics, &Metrics),
+) -> FloatNet {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(cfg.seed ^ 0x5eed);
+    let mut net = FloatNet::random(&mut rng);
+    let mut adam = Adam {
+        m: net.zeros_like(),
+        v: net.zeros_like(),
+        t: 0,
+    };
+    let mut grad = net.zeros_like();
+    let mut order: Vec<u32> = (0..train.len() as u32).collect();
+    let batch = cfg.batch.max(PARTS);
+    let steps_total = (cfg.epochs * train.len().div_ceil(batch)).max(1);
+    let mut step = 0;
+    for epoch in 1..=cfg.epochs {
+        order.shuffle(&mut rng);
+        let mut seen = Metrics::default();
+        for idx in order.chunks(batch) {
+            let scale = 1.0 / idx.len() as f32;
+            let part = idx.len().div_ceil(PARTS);
+            let results: Vec<(FloatNet, Metrics)> = idx
+                .par_chunks(part)
+                .map(|chunk| {
+                    let mut g = net.zeros_like();
+                    let mut m = Metrics::default();
+                    for &i in chunk {
+                        m.add(&backward(&net, &train[i as usize], scale, &mut g));
+                    }
+                    (g, m)
+                })
+                .collect();
+            for (g, m) in &results {
+                add_into(&mut grad, g);
+                seen.add(m);
+            }
+            let lr = cfg.lr * (1.0 - 0.9 * step as f32 / steps_total as f32);
+            adam.step(&mut net, &mut grad, lr);
+            step += 1;
+        }
+        report(epoch, &seen, &evaluate(&net, valid));
+    }
+    net
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use millstone::nnue::float::FloatNet;
+    use millstone::{Color, Position, Rules};
+
+    /// The backward pass is the gradient of the loss: checked against finite differences on
+    /// a few weights of every layer.
+    #[test]
+    fn gradient_matches_finite_differences() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(9);
+        let mut net = FloatNet::random(&mut rng);
+        // Biases that keep units inside the clipped range, where the gradient is smooth.
+        net.ft_b.iter_mut().for_each(|b| *b = 0.3);
+        net.l1_b.iter_mut().for_each(|b| *b = 0.4);
+        net.l2_b.iter_mut().for_each(|b| *b = 0.4);
+        let mut pos = Position::new(Rules::default());
+        for m in ["d6", "a1", "d7"] {
+            pos.play(m.parse().unwrap()).unwrap();
+        }
+        let s = Sample::new(&pos, 1, u8::MAX);
+        assert_eq!(pos.side_to_move(), Color::Black);
+        let mut g = net.zeros_like();
+        backward(&net, &s, 1.0, &mut g);
+        let loss = |n: &FloatNet| evaluate(n, &[s]).mean_loss();
+        let f = {
+            let (mut a, mut b) = (List::new(), List::new());
+            inputs(&s, &mut a, &mut b);
+            a.as_slice()[0] as usize
+        };
+        let probes: [(usize, usize); 6] =
+            [(0, f * HIDDEN + 3), (1, 5), (2, 7), (4, 2), (6, 1), (7, 2)];
+        for (param, i) in probes {
+            let h = 1e-3;
+            let mut up = net.clone();
+            up.params_mut()[param][i] += h;
+            let mut down = net.clone();
+            down.params_mut()[param][i] -= h;
+            let numeric = (loss(&up) - loss(&down)) / (2.0 * h as f64);
+            let analytic = g.params_mut()[param][i] as f64;
+            assert!(
+                (numeric - analytic).abs() < 2e-3 + 0.05 * analytic.abs(),
+                "param {param}[{i}]: numeric {numeric}, analytic {analytic}"
+            );
+        }
+    }
+
+    /// A few hundred steps on a small set lower the loss: the loop learns.
+    #[test]
+    fn training_lowers_the_loss() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(2);
+        let mut samples = Vec::new();
+        // A learnable rule: the side with more pieces on the board wins.
+        for _ in 0..3000 {
+            let mut pos = Position::new(Rules::default());
+            let plies = rand::Rng::gen_range(&mut rng, 0..14);
+            for _ in 0..plies {
+                let moves = pos.legal_moves();
+                pos.make(moves[rand::Rng::gen_range(&mut rng, 0..moves.len())]);
+            }
+            let us = pos.side_to_move();
+            let d = pos.pieces(us).count() as i32 - pos.pieces(us.other()).count() as i32;
+            samples.push(Sample::new(&pos, d.signum() as i8, u8::MAX));
+        }
+        let cfg = Config {
+            epochs: 4,
+            batch: 256,
+            lr: 3e-3,
+            seed: 1,
+            holdout: 0.2,
+        };
+        let (tr, va) = split(samples, &cfg);
+        let mut losses = Vec::new();
+        train(&tr, &va, &cfg, |_, _, v| losses.push(v.mean_loss()));
+        assert!(
+            losses.last().unwrap() < &(0.8 * 3f64.ln()),
+            "held-out losses {losses:?}"
+        );
+    }
+}
