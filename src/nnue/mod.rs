@@ -181,7 +181,7 @@ mod avx2 {
     #[target_feature(enable = "avx2")]
     #[inline]
     pub fn dot(a: &[i16], b: &[i16]) -> i32 {
-        assert!(a.len() == b.len() && a.len() % 16 == 0);
+        assert!(a.len() == b.len() && a.len().is_multiple_of(16));
         let mut acc = _mm256_setzero_si256();
         let mut i = 0;
         while i < a.len() {
