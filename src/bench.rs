@@ -97,18 +97,27 @@ impl BenchResult {
 
 /// Runs the bench at `depth`, one thread, a fresh table of `hash_mb` for each position.
 pub fn run(depth: i32, hash_mb: usize) -> BenchResult {
-    run_with_tables(depth, hash_mb, None).expect("no tables to open")
+    run_with_tables(depth, hash_mb, None, true).expect("no tables to open")
 }
 
 /// [`run`] with the endgame tables of directory `tables` (for measuring their cost: the
-/// signature differs from [`run`]'s wherever a table covers a searched position).
+/// signature differs from [`run`]'s wherever a table covers a searched position), and with
+/// the network (`use_nnue`, where the variant has one) or the hand-tuned evaluation.
 pub fn run_with_tables(
     depth: i32,
     hash_mb: usize,
     tables: Option<&str>,
+    use_nnue: bool,
 ) -> Result<BenchResult, String> {
-    run_until(depth, hash_mb, tables, &AtomicBool::new(false), |_| {})
-        .map(|r| r.expect("nothing stops it"))
+    run_until(
+        depth,
+        hash_mb,
+        tables,
+        use_nnue,
+        &AtomicBool::new(false),
+        |_| {},
+    )
+    .map(|r| r.expect("nothing stops it"))
 }
 
 /// [`run_with_tables`] that can be stopped: `each` gets every position's line as it is done,
@@ -117,6 +126,7 @@ pub fn run_until(
     depth: i32,
     hash_mb: usize,
     tables: Option<&str>,
+    use_nnue: bool,
     stop: &AtomicBool,
     mut each: impl FnMut(&(String, String, u64)),
 ) -> Result<Option<BenchResult>, String> {
@@ -128,6 +138,7 @@ pub fn run_until(
         let pos = Position::from_fen(fen, rules).expect("bench positions are valid");
         let game = Game::new(pos);
         let mut engine = Engine::with_hash_mb(hash_mb);
+        engine.set_use_nnue(use_nnue);
         if tables.is_some() {
             engine.set_table_path(tables, rules)?;
             // Every file checked before the clock starts: the bench measures searching.

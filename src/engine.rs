@@ -121,6 +121,11 @@ impl Engine {
         self.use_nnue = on;
     }
 
+    /// Whether the search evaluates with a network where one exists (the `UseNNUE` option).
+    pub fn uses_nnue(&self) -> bool {
+        self.use_nnue
+    }
+
     /// Uses this network for its variant instead of the built-in one; `None` goes back to the
     /// built-in networks.
     pub fn set_eval_file(&mut self, net: Option<Network>) {

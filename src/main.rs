@@ -46,6 +46,9 @@ enum Command {
         /// Use the endgame tables in this directory (the node count then differs).
         #[arg(long)]
         tables: Option<String>,
+        /// Evaluate with the hand-tuned terms instead of the network (UseNNUE false).
+        #[arg(long)]
+        hand: bool,
     },
 }
 
@@ -87,12 +90,13 @@ fn main() -> ExitCode {
             depth,
             hash,
             tables,
+            hand,
         }) => {
             if let Err(e) = millstone::tt::check_size(hash) {
                 eprintln!("error: --hash {hash}: {e}");
                 return ExitCode::from(2);
             }
-            match bench::run_with_tables(depth.clamp(1, 64), hash, tables.as_deref()) {
+            match bench::run_with_tables(depth.clamp(1, 64), hash, tables.as_deref(), !hand) {
                 Ok(r) => {
                     print(&format::bench(&r));
                     ExitCode::SUCCESS

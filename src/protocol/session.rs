@@ -292,8 +292,9 @@ impl Session {
             Command::Bench(depth) => {
                 self.refuse_while_searching("bench")?;
                 let depth = depth.unwrap_or(bench::DEFAULT_DEPTH);
+                let nnue = self.engine.uses_nnue();
                 self.start_job(move |stop, out| {
-                    let r = bench::run_until(depth, 16, None, stop, |l| {
+                    let r = bench::run_until(depth, 16, None, nnue, stop, |l| {
                         out.line(&format::bench_line(l));
                     });
                     match r {
