@@ -239,6 +239,79 @@ pub fn evaluate(net: &FloatNet, samples: &[Sample]) -> Metrics {
         })
 }
 
+/// The static accuracy of the integer network (its most likely result against the truth) and
+/// of the hand-tuned evaluation's sign (draw within a band of `±T` centipieces, the best `T` of
+/// a few reported), per phase: the measure docs/nnue.md reports.
+pub fn check(net: &millstone::nnue::Network, samples: &[Sample]) -> Vec<String> {
+    const BANDS: [i32; 5] = [0, 25, 50, 100, 200];
+    // [phase][0: net, 1..: hand with each band], correct counts; and totals per phase.
+    let (correct, totals) = samples
+        .par_chunks(8192)
+        .map(|chunk| {
+            let mut c = [[0u64; 1 + BANDS.len()]; 2];
+            let mut t = [0u64; 2];
+            for s in chunk {
+                let pos = s.position();
+                let phase = !s.is_placing() as usize;
+                t[phase] += 1;
+                let acc = millstone::nnue::Accumulator::new(net, &pos);
+                let (w, d, l) = net.wdl(&acc, pos.side_to_move());
+                let guess = if w >= d && w >= l {
+                    1
+                } else if l > d {
+                    -1
+                } else {
+                    0
+                };
+                c[phase][0] += (guess == s.result) as u64;
+                let e = millstone::eval::evaluate(&pos);
+                for (b, &band) in BANDS.iter().enumerate() {
+                    let g = if e > band {
+                        1
+                    } else if e < -band {
+                        -1
+                    } else {
+                        0
+                    };
+                    c[phase][1 + b] += (g == s.result) as u64;
+                }
+            }
+            (c, t)
+        })
+        .reduce(
+            || ([[0u64; 1 + BANDS.len()]; 2], [0u64; 2]),
+            |(mut a, mut t), (b, u)| {
+                for p in 0..2 {
+                    for i in 0..a[p].len() {
+                        a[p][i] += b[p][i];
+                    }
+                    t[p] += u[p];
+                }
+                (a, t)
+            },
+        );
+    let pct = |k: u64, n: u64| 100.0 * k as f64 / n.max(1) as f64;
+    let mut out = vec![format!(
+        "{:<8} {:>9} {:>8} {}",
+        "phase",
+        "positions",
+        "network",
+        BANDS.map(|b| format!("hand±{b:<4}")).join(" ")
+    )];
+    for (p, name) in ["placing", "moving"].iter().enumerate() {
+        let hands: Vec<String> = (0..BANDS.len())
+            .map(|b| format!("{:>8.2}%", pct(correct[p][1 + b], totals[p])))
+            .collect();
+        out.push(format!(
+            "{name:<8} {:>9} {:>7.2}% {}",
+            totals[p],
+            pct(correct[p][0], totals[p]),
+            hands.join(" ")
+        ));
+    }
+    out
+}
+
 /// Adam's state.
 struct Adam {
     m: FloatNet,

@@ -18,8 +18,12 @@ struct Cli {
     #[arg(long = "data", required = true)]
     data: Vec<PathBuf>,
     /// Where to write the network.
-    #[arg(long, short)]
-    out: PathBuf,
+    #[arg(long, short, required_unless_present = "check")]
+    out: Option<PathBuf>,
+    /// Train nothing: measure this network file (the engine's integer inference) and the
+    /// hand-tuned evaluation on the samples, per phase.
+    #[arg(long)]
+    check: Option<PathBuf>,
     /// Passes over the training samples.
     #[arg(long, default_value_t = 4)]
     epochs: usize,
@@ -95,6 +99,22 @@ fn run(cli: &Cli) -> Result<(), String> {
     if samples.iter().any(|s| s.rules.variant != variant) {
         return Err("the samples mix nine and twelve: train one network per variant".into());
     }
+    if let Some(path) = &cli.check {
+        let net = file::load(path).map_err(|e| e.to_string())?;
+        if net.variant != variant {
+            return Err(format!(
+                "{} is a network of {}",
+                path.display(),
+                net.variant.name()
+            ));
+        }
+        println!("{}", train::check(&net, &samples).join("\n"));
+        return Ok(());
+    }
+    let out = cli
+        .out
+        .as_ref()
+        .expect("clap requires --out without --check");
     let cfg = Config {
         epochs: cli.epochs,
         batch: cli.batch,
@@ -135,10 +155,10 @@ fn run(cli: &Cli) -> Result<(), String> {
     );
     let bytes = file::to_bytes(&net, variant, &description);
     let checked = file::parse(&bytes).map_err(|e| e.to_string())?;
-    std::fs::write(&cli.out, &bytes).map_err(|e| format!("{}: {e}", cli.out.display()))?;
+    std::fs::write(out, &bytes).map_err(|e| format!("{}: {e}", out.display()))?;
     println!(
         "wrote {} ({} bytes, checksum {:016x}, {}): {description}",
-        cli.out.display(),
+        out.display(),
         bytes.len(),
         checked.checksum,
         match variant {
