@@ -854,6 +854,7 @@ fn run(
             // lose), so each line carries the verdict.
             info.score = s;
             info.bound = crate::tt::Bound::Exact;
+            info.proven = true;
         }
         if let Some(scores) = &table_scores {
             if let Some(&(_, s)) = info
@@ -863,6 +864,7 @@ fn run(
             {
                 info.score = s;
                 info.bound = crate::tt::Bound::Exact;
+                info.proven = true;
                 let first = info.pv[0];
                 let tb = tablebase.expect("table scores come from the tables");
                 if !table_lines.iter().any(|(m, _)| *m == first) {

@@ -108,9 +108,11 @@ fn covered_root_reports_the_table_verdict_under_every_limit() {
     let fens = [
         ".W./.BB/.B./..W.../W../.../... w 0 0 0 30",
         ".W./.BB/.B./..W.../W../.../... b 0 0 0 30",
+        "B../..B/.../W...../.../.BW/W.. w 0 0 0 10",
     ];
     let mut e = Engine::start();
     e.send("setoption name Flying value false");
+    e.send("setoption name UCI_ShowWDL value true");
     e.send(&format!("setoption name TablePath value {}", dir.display()));
     assert!(e.sync()[0].starts_with("info string endgame tables: 1 sub-spaces"));
     let mut verdicts = Vec::new();
@@ -139,6 +141,13 @@ fn covered_root_reports_the_table_verdict_under_every_limit() {
                     ("cp".to_string(), want),
                     "{fen} go {limit}: {l}"
                 );
+                // A proven verdict carries its exact W/D/L, a draw included.
+                let exact = match want.signum() {
+                    1 => " wdl 1000 0 0 ",
+                    -1 => " wdl 0 0 1000 ",
+                    _ => " wdl 0 1000 0 ",
+                };
+                assert!(l.contains(exact), "{fen} go {limit}: {l}");
             }
             assert!(want == 0 || want.abs() >= TB_BOUND as i64);
             let best: Move = bestmove_and_ponder(&lines).0.parse().unwrap();
@@ -151,6 +160,7 @@ fn covered_root_reports_the_table_verdict_under_every_limit() {
         }
     }
     assert!(verdicts.contains(&Wdl::Win), "{verdicts:?}");
+    assert!(verdicts.contains(&Wdl::Draw), "{verdicts:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

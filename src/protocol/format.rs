@@ -123,7 +123,14 @@ pub fn info(i: &Info, show_wdl: bool) -> String {
         Bound::Exact | Bound::None => {}
     }
     if show_wdl {
-        let (w, d, l) = wdl(i.score);
+        // A proven result is certain: a proven draw is `0 1000 0`, not the model's guess for
+        // an even score.
+        let (w, d, l) = match (i.proven, i.score.signum()) {
+            (true, 1) => (1000, 0, 0),
+            (true, -1) => (0, 0, 1000),
+            (true, _) => (0, 1000, 0),
+            (false, _) => wdl(i.score),
+        };
         write!(s, " wdl {w} {d} {l}").unwrap();
     }
     write!(
@@ -340,6 +347,7 @@ mod tests {
             time: Duration::from_millis(50),
             pv: vec!["d6".parse().unwrap(), "a1".parse().unwrap()],
             tbhits: 0,
+            proven: false,
         };
         assert_eq!(
             info(&i, true),

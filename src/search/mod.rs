@@ -143,6 +143,9 @@ pub struct Info {
     pub pv: Vec<Move>,
     /// Endgame table hits.
     pub tbhits: u64,
+    /// Whether the score is a proven result (the tables' or the solver's verdict on the root),
+    /// so that its W/D/L is exact rather than the model's guess for a score.
+    pub proven: bool,
 }
 
 /// The outcome of a search.
@@ -932,6 +935,7 @@ impl<'a> Searcher<'a> {
             time,
             pv: rm.pv.clone(),
             tbhits: self.sh.tbhits.load(Ordering::Relaxed),
+            proven: false,
         }
     }
 }
