@@ -147,3 +147,15 @@ class Tablebase:
         """Keys: wdl, real, plies_to_mill."""
     def probe_moves(self, position: Position) -> Optional[list[tuple[str, dict[str, Any]]]]: ...
     def best_move(self, position: Position) -> Optional[str]: ...
+    def sample(
+        self,
+        n: int,
+        seed: int = 1,
+        distribution: str = "games",
+        variant: str = "nine",
+        flying: bool = True,
+        distances: bool = False,
+        fens: bool = False,
+    ) -> dict[str, Any]:
+        """Labelled positions as numpy arrays: white, black, hand_white, hand_black, side,
+        result (1 win, 0 draw, -1 loss for the side to move), plies, placing (and fen)."""

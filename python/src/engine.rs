@@ -215,6 +215,85 @@ impl PyTablebase {
             .map(Some)
     }
 
+    /// ``n`` positions labelled with their exact result, as numpy arrays in a dict: ``white``
+    /// and ``black`` (uint32 sets, bit i = point i of ``POINTS``), ``hand_white``,
+    /// ``hand_black``, ``side`` (0 White to move, 1 Black), ``result`` (int8: 1 win, 0 draw,
+    /// -1 loss for the side to move), ``plies`` (uint8 plies to the next mill of a decided
+    /// moving-phase position with ``distances``, else 255), ``placing`` (bool), and with
+    /// ``fens`` a list ``fen`` of position strings. ``distribution`` is ``"games"``
+    /// (mixed-strength games from random openings: needs every placing table of the rules) or
+    /// ``"uniform"`` (each table equally, uniform within it). The same seed gives the same
+    /// arrays, whatever the number of threads. The data ``mill-tb sample`` writes and
+    /// ``mill-train`` learns from (docs/nnue.md).
+    #[pyo3(signature = (n, seed = 1, distribution = "games", variant = "nine", flying = true, distances = false, fens = false))]
+    #[allow(clippy::too_many_arguments)]
+    fn sample<'py>(
+        &self,
+        py: Python<'py>,
+        n: usize,
+        seed: u64,
+        distribution: &str,
+        variant: &str,
+        flying: bool,
+        distances: bool,
+        fens: bool,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        use millstone::tablebase::sample::{self, Distribution, SampleOptions};
+        use numpy::PyArray1;
+        let rules = rules_of(variant, flying)?;
+        let distribution: Distribution = distribution.parse().map_err(PyValueError::new_err)?;
+        if distribution == Distribution::Games && !self.inner.covers_placing_phase(rules) {
+            return Err(PyValueError::new_err(format!(
+                "sampling games needs every placing table of {rules} (mill-tb setup makes them)"
+            )));
+        }
+        let opts = SampleOptions {
+            rules,
+            distribution,
+            seed,
+            distances,
+        };
+        let samples = py
+            .allow_threads(|| sample::sample(&self.inner, n, &opts))
+            .map_err(PyValueError::new_err)?;
+        let d = PyDict::new_bound(py);
+        let col = |f: &dyn Fn(&sample::Sample) -> u8| samples.iter().map(f).collect::<Vec<u8>>();
+        d.set_item(
+            "white",
+            PyArray1::from_vec_bound(py, samples.iter().map(|s| s.white).collect()),
+        )?;
+        d.set_item(
+            "black",
+            PyArray1::from_vec_bound(py, samples.iter().map(|s| s.black).collect()),
+        )?;
+        d.set_item(
+            "hand_white",
+            PyArray1::from_vec_bound(py, col(&|s| s.hand[0])),
+        )?;
+        d.set_item(
+            "hand_black",
+            PyArray1::from_vec_bound(py, col(&|s| s.hand[1])),
+        )?;
+        d.set_item(
+            "side",
+            PyArray1::from_vec_bound(py, col(&|s| s.side.index() as u8)),
+        )?;
+        d.set_item(
+            "result",
+            PyArray1::from_vec_bound(py, samples.iter().map(|s| s.result).collect()),
+        )?;
+        d.set_item("plies", PyArray1::from_vec_bound(py, col(&|s| s.plies)))?;
+        d.set_item(
+            "placing",
+            PyArray1::from_vec_bound(py, samples.iter().map(|s| s.is_placing()).collect()),
+        )?;
+        if fens {
+            let list: Vec<String> = samples.iter().map(|s| s.position().to_fen()).collect();
+            d.set_item("fen", list)?;
+        }
+        Ok(d)
+    }
+
     /// The best move by the tables (fastest win, else a draw, else the slowest loss), or None.
     fn best_move(&self, py: Python<'_>, position: &PyPosition) -> Option<String> {
         let pos = *position.core.position();

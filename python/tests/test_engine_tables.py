@@ -139,3 +139,26 @@ def test_tablebase_matches_mill_tb(table_dir):
     r = e.search(p, depth=3)
     assert r["score"] >= 19000 and r["wdl"] == (1000, 0, 0)
     assert dict(tb.probe_moves(p))[r["move"]]["wdl"] == "win"
+
+
+def test_tablebase_sample(table_dir):
+    """Tablebase.sample: numpy arrays of one length, labels equal to probe(), reproducible
+    from the seed; games without the placing tables are refused."""
+    tb = millstone.Tablebase(table_dir)
+    d = tb.sample(300, seed=3, distribution="uniform", distances=True, fens=True)
+    assert {k: len(v) for k, v in d.items()} == {k: 300 for k in d}
+    assert d["result"].dtype.name == "int8" and d["white"].dtype.name == "uint32"
+    assert not d["placing"].any()
+    for i, fen in enumerate(d["fen"]):
+        p = millstone.Position.from_fen(fen)
+        probe = tb.probe(p)
+        assert {"win": 1, "draw": 0, "loss": -1}[probe["real"]] == d["result"][i], fen
+        if d["plies"][i] != 255:
+            assert probe["plies_to_mill"] == d["plies"][i], fen
+        assert (d["white"][i] & d["black"][i]) == 0
+    again = tb.sample(300, seed=3, distribution="uniform")
+    assert (again["white"] == d["white"]).all() and (again["result"] == d["result"]).all()
+    with pytest.raises(ValueError):
+        tb.sample(10, distribution="games")
+    with pytest.raises(ValueError):
+        tb.sample(10, distribution="nope")
