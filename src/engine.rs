@@ -967,11 +967,14 @@ fn table_line(tb: &Tablebase, game: &Game, first: Move) -> Vec<Move> {
 
 /// The reply the table expects after `best`, when the search's line ended at it.
 fn expected_reply(tt: &TranspositionTable, game: &Game, best: Move) -> Option<Move> {
-    let mut pos = *game.position();
-    pos.make(best);
-    if pos.outcome().is_some() {
+    // The game, not the bare position: a move that repeats a position a third time ends the
+    // game, and then there is no reply to expect.
+    let mut after = game.clone();
+    after.play(best).ok()?;
+    if after.outcome().is_some() {
         return None;
     }
+    let pos = after.position();
     let reply = tt.probe(pos.hash())?.mv?;
     pos.legal_moves().contains(reply).then_some(reply)
 }

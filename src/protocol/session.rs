@@ -331,10 +331,18 @@ impl Session {
             Setting::SolveHash(mb) => self.engine.set_solve_hash_mb(mb),
             Setting::UltraStrong(on) => self.engine.set_ultra_strong(on),
             Setting::TableChoice(c) => self.engine.set_table_choice(c),
-            Setting::UseNnue(on) => self.engine.set_use_nnue(on),
+            Setting::UseNnue(on) => {
+                // The table keeps each node's static evaluation: another evaluator's would
+                // mislead the pruning.
+                if on != self.engine.uses_nnue() {
+                    self.engine.clear();
+                }
+                self.engine.set_use_nnue(on);
+            }
             Setting::EvalFile(choice) => match choice {
                 PathChoice::Default | PathChoice::Off => {
                     self.engine.set_eval_file(None);
+                    self.engine.clear();
                     self.out.line("info string EvalFile: the built-in networks");
                 }
                 PathChoice::Path(p) => {
@@ -347,6 +355,7 @@ impl Session {
                         net.checksum
                     ));
                     self.engine.set_eval_file(Some(net));
+                    self.engine.clear();
                 }
             },
             Setting::BookPath(choice) => {

@@ -33,6 +33,14 @@ pub struct Server {
     pub port: u16,
 }
 
+/// An empty data directory, so that the tests see no tables or books but those they name
+/// (a developer's machine may hold the complete set in the real one).
+pub fn empty_data_dir() -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("mill-gui-tests-data-{}", std::process::id()));
+    std::fs::create_dir_all(&d).expect("make the empty data directory");
+    d
+}
+
 impl Server {
     pub fn start(extra: &[&str], engine: &[String]) -> Server {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_mill-gui"));
@@ -45,6 +53,7 @@ impl Server {
                 "RUST_LOG",
                 std::env::var("RUST_LOG").unwrap_or("warn".into()),
             )
+            .env("MILLSTONE_DATA", empty_data_dir())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()
@@ -104,6 +113,7 @@ pub struct RefEngine {
 impl RefEngine {
     pub fn start() -> RefEngine {
         let mut child = Command::new(program("millstone"))
+            .env("MILLSTONE_DATA", empty_data_dir())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()
