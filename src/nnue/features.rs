@@ -176,7 +176,7 @@ pub fn changed(
     added.clear();
     let (own0, theirs0, hand_own0, hand_theirs0) = sides(before, view);
     let (own1, theirs1, hand_own1, hand_theirs1) = sides(after, view);
-    let mut points = (own0 ^ own1) | (theirs0 ^ theirs1);
+    let points = (own0 ^ own1) | (theirs0 ^ theirs1);
     if points == 0 && hand_own0 == hand_own1 && hand_theirs0 == hand_theirs1 {
         return;
     }
@@ -206,10 +206,9 @@ pub fn changed(
             }
         }
     }
-    points = lines;
-    while points != 0 {
-        let l = points.trailing_zeros() as usize;
-        points &= points - 1;
+    while lines != 0 {
+        let l = lines.trailing_zeros() as usize;
+        lines &= lines - 1;
         let pts = &topo.line_points[l];
         let s0 = line_state(pts, own0, theirs0);
         let s1 = line_state(pts, own1, theirs1);

@@ -14,7 +14,7 @@
 //!   with a table, then a slot of it uniformly: every kind of position equally, however rare in
 //!   games.
 //!
-//! A [`Sample`] is 16 bytes on disk ([`Sample::to_bytes`]); a file of them starts with an
+//! A [`Sample`] is 16 bytes on disk ([`Sample::to_bytes`]); a file of them starts with a
 //! 16-byte header ([`FILE_MAGIC`], then the count as `u64`).
 
 use super::{placing, SubIndex, Tablebase, Wdl};
