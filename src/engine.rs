@@ -824,7 +824,13 @@ fn run(
         );
     }
     let limits = &limits;
-    let net = network_for(ctx.use_nnue, ctx.eval_file.as_ref(), pos.variant());
+    // The weaker levels keep the hand-tuned evaluation: their Elo (docs/strength.md) was
+    // calibrated with it, and the network would make each of them stronger than it says.
+    let net = network_for(
+        ctx.use_nnue && skill.is_full(),
+        ctx.eval_file.as_ref(),
+        pos.variant(),
+    );
     let shared = Shared {
         tt: &ctx.tt,
         stop: &ctx.stop,
