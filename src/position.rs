@@ -413,6 +413,17 @@ impl Position {
         hb: u8,
         side: Color,
     ) -> Result<Position, ParsePositionError> {
+        if white & black != 0 || (white | black) >> 24 != 0 {
+            return Err(ParsePositionError::Board(
+                "the two sides' sets overlap or leave the board".into(),
+            ));
+        }
+        let p = Position::assemble(rules, white, black, hw, hb, side);
+        Position::from_fen(&p.to_fen(), rules)
+    }
+
+    /// The fields of [`Position::from_sets`], unchecked and without the hash.
+    fn assemble(rules: Rules, white: u32, black: u32, hw: u8, hb: u8, side: Color) -> Position {
         let n = rules.variant.pieces();
         let placed = (2 * n).saturating_sub(hw.saturating_add(hb)) as u32;
         let plies = if hw > 0 || hb > 0 {
@@ -420,7 +431,7 @@ impl Position {
         } else {
             2 * n as u32 + (side == Color::Black) as u32
         };
-        let p = Position {
+        Position {
             board: ByColor::new(Bitboard(white & 0xff_ffff), Bitboard(black & 0xff_ffff)),
             hand: ByColor::new(hw, hb),
             side,
@@ -429,13 +440,7 @@ impl Position {
             hash: 0,
             rules,
             topo: Topology::of(rules.variant),
-        };
-        if white & black != 0 || (white | black) >> 24 != 0 {
-            return Err(ParsePositionError::Board(
-                "the two sides' sets overlap or leave the board".into(),
-            ));
         }
-        Position::from_fen(&p.to_fen(), rules)
     }
 
     /// [`Position::from_sets`] for sets that a table's index produced, so valid by
@@ -449,23 +454,7 @@ impl Position {
         hb: u8,
         side: Color,
     ) -> Position {
-        let n = rules.variant.pieces();
-        let placed = (2 * n).saturating_sub(hw.saturating_add(hb)) as u32;
-        let plies = if hw > 0 || hb > 0 {
-            placed
-        } else {
-            2 * n as u32 + (side == Color::Black) as u32
-        };
-        let mut p = Position {
-            board: ByColor::new(Bitboard(white & 0xff_ffff), Bitboard(black & 0xff_ffff)),
-            hand: ByColor::new(hw, hb),
-            side,
-            rule50: 0,
-            fullmove: plies.saturating_sub((side == Color::Black) as u32) / 2 + 1,
-            hash: 0,
-            rules,
-            topo: Topology::of(rules.variant),
-        };
+        let mut p = Position::assemble(rules, white, black, hw, hb, side);
         p.hash = p.compute_hash();
         debug_assert_eq!(
             Ok(p),

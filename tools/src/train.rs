@@ -137,70 +137,22 @@ fn backward(net: &FloatNet, s: &Sample, scale: f32, g: &mut FloatNet) -> Metrics
     for d in &mut dout {
         *d *= scale;
     }
-    // Output layer.
+    // Output layer, then the two dense layers, each through the clipped ReLU's gradient.
     let h2 = act.z2.map(crelu);
     let mut dh2 = [0f32; L2];
-    for k in 0..OUTPUTS {
-        let row = k * L2;
-        g.out_b[k] += dout[k];
-        for i in 0..L2 {
-            g.out_w[row + i] += dout[k] * h2[i];
-            dh2[i] += dout[k] * net.out_w[row + i];
-        }
-    }
-    let dz2: [f32; L2] = std::array::from_fn(|i| {
-        if act.z2[i] > 0.0 && act.z2[i] < 1.0 {
-            dh2[i]
-        } else {
-            0.0
-        }
-    });
-    // Third layer.
+    dense_backward(&dout, &h2, &net.out_w, &mut g.out_w, &mut g.out_b, &mut dh2);
+    let dz2 = clipped_gradient(&act.z2, dh2);
     let h1 = act.z1.map(crelu);
     let mut dh1 = [0f32; L1];
-    for k in 0..L2 {
-        if dz2[k] == 0.0 {
-            continue;
-        }
-        let row = k * L1;
-        g.l2_b[k] += dz2[k];
-        for i in 0..L1 {
-            g.l2_w[row + i] += dz2[k] * h1[i];
-            dh1[i] += dz2[k] * net.l2_w[row + i];
-        }
-    }
-    let dz1: [f32; L1] = std::array::from_fn(|i| {
-        if act.z1[i] > 0.0 && act.z1[i] < 1.0 {
-            dh1[i]
-        } else {
-            0.0
-        }
-    });
-    // Second layer.
+    dense_backward(&dz2, &h1, &net.l2_w, &mut g.l2_w, &mut g.l2_b, &mut dh1);
+    let dz1 = clipped_gradient(&act.z1, dh1);
     let x0: Vec<f32> = act.acc.iter().map(|&v| crelu(v)).collect();
     let mut dx0 = [0f32; 2 * HIDDEN];
-    for k in 0..L1 {
-        if dz1[k] == 0.0 {
-            continue;
-        }
-        let row = k * 2 * HIDDEN;
-        g.l1_b[k] += dz1[k];
-        let gw = &mut g.l1_w[row..row + 2 * HIDDEN];
-        let w = &net.l1_w[row..row + 2 * HIDDEN];
-        for i in 0..2 * HIDDEN {
-            gw[i] += dz1[k] * x0[i];
-            dx0[i] += dz1[k] * w[i];
-        }
-    }
+    dense_backward(&dz1, &x0, &net.l1_w, &mut g.l1_w, &mut g.l1_b, &mut dx0);
     // First layer, shared by both views.
+    let dacc_both = clipped_gradient(&act.acc, dx0);
     for (half, list) in [la.as_slice(), lb.as_slice()].into_iter().enumerate() {
-        let mut dacc = [0f32; HIDDEN];
-        for i in 0..HIDDEN {
-            let a = act.acc[half * HIDDEN + i];
-            if a > 0.0 && a < 1.0 {
-                dacc[i] = dx0[half * HIDDEN + i];
-            }
-        }
+        let dacc = &dacc_both[half * HIDDEN..(half + 1) * HIDDEN];
         for i in 0..HIDDEN {
             g.ft_b[i] += dacc[i];
         }
@@ -212,6 +164,35 @@ fn backward(net: &FloatNet, s: &Sample, scale: f32, g: &mut FloatNet) -> Metrics
         }
     }
     m
+}
+
+/// One dense layer backwards: from the gradient `dz` of its sums, adds to its weights' and
+/// biases' gradients (`gw`, `gb`, one row of `w` per output) and to its input's (`dx`).
+fn dense_backward(
+    dz: &[f32],
+    x: &[f32],
+    w: &[f32],
+    gw: &mut [f32],
+    gb: &mut [f32],
+    dx: &mut [f32],
+) {
+    let n = x.len();
+    for (k, &d) in dz.iter().enumerate() {
+        if d == 0.0 {
+            continue;
+        }
+        gb[k] += d;
+        let (w, gw) = (&w[k * n..(k + 1) * n], &mut gw[k * n..(k + 1) * n]);
+        for i in 0..n {
+            gw[i] += d * x[i];
+            dx[i] += d * w[i];
+        }
+    }
+}
+
+/// The gradient through a clipped ReLU: it passes only where the sum was inside (0, 1).
+fn clipped_gradient<const N: usize>(z: &[f32; N], dh: [f32; N]) -> [f32; N] {
+    std::array::from_fn(|i| if z[i] > 0.0 && z[i] < 1.0 { dh[i] } else { 0.0 })
 }
 
 /// Loss and accuracy of `net` over `samples`.
