@@ -4,11 +4,10 @@
 use crate::game::Game;
 use crate::moves::Move;
 use crate::nnue::{self, Network};
-use crate::position::Position;
-use crate::search::{self, Info, Limits, SearchResult, Searcher, Shared, TB_WIN};
+use crate::search::{self, Info, Limits, SearchResult, Searcher, Shared};
 use crate::skill::Skill;
 use crate::solve::{Checkpoint, Solver};
-use crate::tablebase::{Tablebase, Wdl};
+use crate::tablebase::Tablebase;
 use crate::tt::TranspositionTable;
 use crate::types::Rules;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -16,8 +15,10 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Instant;
 
-/// Table files smaller than this are opened and checked when `TablePath` is set.
-const PRELOAD_SYNC_BYTES: u64 = 32 << 20;
+use crate::table_root::{self, solved_score, Waiter};
+use crate::tablebase::PRELOAD_SYNC_BYTES;
+
+pub use crate::table_root::TableChoice;
 
 /// Receives each finished iteration's lines while a search runs (called from the search thread).
 pub type Reporter = Box<dyn FnMut(&Info) + Send>;
@@ -66,6 +67,8 @@ pub struct Engine {
     use_nnue: bool,
     /// A network loaded by `EvalFile`, used for its variant instead of the built-in one.
     eval_file: Option<Arc<Network>>,
+    /// Told when a background check of the tables' files ends (see [`Engine::on_tables_ready`]).
+    tables_ready: Option<Arc<dyn Fn(String) + Send + Sync>>,
 }
 
 impl Default for Engine {
@@ -113,6 +116,7 @@ impl Engine {
             clock_origin_us: Arc::new(AtomicU64::new(0)),
             use_nnue: true,
             eval_file: None,
+            tables_ready: None,
         }
     }
 
@@ -210,11 +214,22 @@ impl Engine {
         let n = tb.snapshot(rules).len();
         // Small files (all of them up to 10 pieces) are checked now; the big ones of a full set
         // in the background, so that neither this call nor the first search waits for them.
-        self.preload = tb.preload(rules, PRELOAD_SYNC_BYTES);
+        let ready = self.tables_ready.clone();
+        self.preload = tb.preload_then(rules, PRELOAD_SYNC_BYTES, move |line| {
+            if let Some(f) = ready {
+                f(line)
+            }
+        });
         self.tablebase = Some(Arc::new(tb));
         self.rules = rules;
         self.make_solver();
         Ok(n)
+    }
+
+    /// Calls `f` with a line saying what was done when a check of big table files, which
+    /// [`Engine::set_table_path`] leaves to a thread of its own, ends (from that thread).
+    pub fn on_tables_ready(&mut self, f: Arc<dyn Fn(String) + Send + Sync>) {
+        self.tables_ready = Some(f);
     }
 
     /// How many placing-phase sectors of `rules` the tables hold, and whether that is all of
@@ -427,186 +442,6 @@ struct RunContext {
     eval_file: Option<Arc<Network>>,
 }
 
-/// How the engine narrows the moves that keep a table's value (a draw of the moving phase, any
-/// value of the placing phase) before its search picks one by evaluation. Every choice keeps the
-/// value; they differ in what they leave a fallible opponent (`docs/placing.md`, "Choosing among
-/// the keeping moves", has the matches that compare them).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum TableChoice {
-    /// The search's evaluation alone.
-    #[default]
-    Search,
-    /// The moves after which the opponent has the fewest replies that keep its value.
-    FewestKeeping,
-    /// The moves after which the largest share of the opponent's replies give its value away.
-    MostFailing,
-}
-
-impl TableChoice {
-    /// The option's names, in [`TableChoice`]'s order.
-    pub const NAMES: [&'static str; 3] = ["search", "fewest-keeping", "most-failing"];
-
-    /// The choice an option value names (any case).
-    pub fn from_name(name: &str) -> Option<TableChoice> {
-        let i = Self::NAMES
-            .iter()
-            .position(|n| n.eq_ignore_ascii_case(name))?;
-        Some([Self::Search, Self::FewestKeeping, Self::MostFailing][i])
-    }
-}
-
-/// Keeps, of `keep` (moves that all keep the root's value), those the choice ranks best, from
-/// the opponent's replies' values one ply on; all of them when a child is outside the tables or
-/// the choice is the search's.
-fn narrow_by_choice(
-    tb: &Tablebase,
-    pos: &Position,
-    keep: Vec<Move>,
-    choice: TableChoice,
-) -> Vec<Move> {
-    if choice == TableChoice::Search || keep.len() < 2 {
-        return keep;
-    }
-    // (replies keeping the opponent's value, replies in all) after each move; a child where the
-    // game is over leaves the opponent nothing to keep.
-    let mut counts = Vec::with_capacity(keep.len());
-    for &m in &keep {
-        let mut child = *pos;
-        child.make(m);
-        if child.outcome().is_some() {
-            counts.push((0u32, 1u32));
-            continue;
-        }
-        let Some(root) = tb.probe_root(&child) else {
-            return keep;
-        };
-        let value = root.probe.wdl.real();
-        let kept = root
-            .moves
-            .iter()
-            .filter(|(_, p)| p.wdl.real() == value)
-            .count();
-        counts.push((kept as u32, root.moves.len() as u32));
-    }
-    // Smaller is better: the keeping count, or the keeping share (compared as fractions).
-    let better = |a: (u32, u32), b: (u32, u32)| -> std::cmp::Ordering {
-        match choice {
-            TableChoice::FewestKeeping => a.0.cmp(&b.0),
-            _ => (a.0 as u64 * b.1 as u64).cmp(&(b.0 as u64 * a.1 as u64)),
-        }
-    };
-    let best = counts
-        .iter()
-        .copied()
-        .min_by(|&a, &b| better(a, b))
-        .expect("two moves or more");
-    keep.into_iter()
-        .zip(counts)
-        .filter(|&(_, c)| better(c, best).is_eq())
-        .map(|(m, _)| m)
-        .collect()
-}
-
-/// The score a table value gives a root move: `TB_WIN - plies to the next mill` for a win
-/// (see [`TB_WIN`]), its negation for a loss, 0 for a draw, a cursed win or a blessed loss.
-fn table_score(p: &crate::tablebase::Probe) -> i32 {
-    let win = TB_WIN - p.plies_to_mill as i32;
-    match p.wdl {
-        Wdl::Win => win,
-        Wdl::Loss => -win,
-        _ => 0,
-    }
-}
-
-/// At a root the tables cover, keeps only the moves that keep the table's result: the one
-/// fastest win or slowest loss (the search could not see the 100-ply rule's deadline), or every
-/// move that keeps a draw (the search may still pick the one that sets the most problems).
-/// Returns the table's score of each move kept, or `None` when the tables do not cover the root.
-fn restrict_to_table_moves(
-    tb: &Tablebase,
-    game: &Game,
-    limits: &mut Limits,
-    ultra_strong: bool,
-    choice: TableChoice,
-) -> Option<Vec<(Move, i32)>> {
-    if game.outcome().is_some() || !game.position().is_moving_phase() {
-        return None;
-    }
-    let root = tb.probe_root(game.position())?;
-    let wanted = root.probe.wdl.real();
-    let keep: Vec<_> = match wanted {
-        Wdl::Win | Wdl::Loss => vec![root.best],
-        _ if !ultra_strong => vec![root.best],
-        _ => root
-            .moves
-            .iter()
-            .filter(|(_, p)| p.wdl.real() == Wdl::Draw)
-            .map(|&(m, _)| m)
-            .collect(),
-    };
-    let keep: Vec<_> = if limits.searchmoves.is_empty() {
-        keep
-    } else {
-        keep.into_iter()
-            .filter(|m| limits.searchmoves.contains(m))
-            .collect()
-    };
-    let keep = narrow_by_choice(tb, game.position(), keep, choice);
-    // A user's searchmoves that the table rejects all are searched as asked.
-    if !keep.is_empty() {
-        log::debug!(
-            "endgame table at the root: {wanted:?}, {} moves kept",
-            keep.len()
-        );
-        limits.searchmoves = keep;
-    }
-    Some(
-        root.moves
-            .iter()
-            .map(|(m, p)| (*m, table_score(p)))
-            .collect(),
-    )
-}
-
-/// At a placing root the placing-phase tables cover, keeps the moves that keep the tables'
-/// value (every one: a placing win has no distance to hurry, so the search chooses among them
-/// by its evaluation, as among a solve's keeping moves). Returns the root's exact score in the
-/// solved convention ([`solved_score`]), or `None` when a move leads outside the tables.
-fn restrict_to_placing_tables(
-    tb: &Tablebase,
-    game: &Game,
-    limits: &mut Limits,
-    ultra_strong: bool,
-    choice: TableChoice,
-) -> Option<i32> {
-    let pos = game.position();
-    if pos.is_moving_phase() || game.outcome().is_some() {
-        return None;
-    }
-    let root = tb.probe_root(pos)?;
-    let value = root.probe.wdl.real();
-    let allowed = |m: &Move| limits.searchmoves.is_empty() || limits.searchmoves.contains(m);
-    let mut keep: Vec<Move> = root
-        .moves
-        .iter()
-        .filter(|(m, p)| p.wdl.real() == value && allowed(m))
-        .map(|&(m, _)| m)
-        .collect();
-    if !ultra_strong {
-        keep.truncate(1);
-    }
-    let keep = narrow_by_choice(tb, pos, keep, choice);
-    log::debug!(
-        "placing tables at the root: {value:?}, {} moves kept",
-        keep.len()
-    );
-    // A user's searchmoves that the tables reject all are searched as asked.
-    if !keep.is_empty() {
-        limits.searchmoves = keep;
-    }
-    Some(solved_score(pos, value))
-}
-
 /// Pieces in hand (both sides together) up to which a placing-phase root is solved without a
 /// clock (`go depth`, `go nodes`): that many plies to the moving phase, a few thousand nodes.
 const SOLVE_IN_HAND: u8 = 4;
@@ -677,17 +512,6 @@ fn solve_fits(in_hand: u8, time: std::time::Duration) -> bool {
 fn covers_moving_phase(tb: &Tablebase, rules: Rules) -> bool {
     let n = rules.variant.pieces() as usize;
     tb.snapshot(rules).len() >= (n - 2) * (n - 2)
-}
-
-/// The score of a solved placing-phase position (the tables' convention, see protocol.md):
-/// `TB_WIN - P` for a win, P the plies left to the moving phase, its negation for a loss.
-fn solved_score(pos: &crate::Position, v: Wdl) -> i32 {
-    let p = (pos.in_hand(crate::Color::White) + pos.in_hand(crate::Color::Black)) as i32;
-    match v {
-        Wdl::Win => TB_WIN - p,
-        Wdl::Loss => -(TB_WIN - p),
-        _ => 0,
-    }
 }
 
 /// In the placing phase, solves the root exactly over the tables (from the book and what
@@ -787,23 +611,49 @@ fn run(
     ctx.tt.new_search();
     let pos = game.position();
     let tablebase = ctx.tablebase.as_deref();
+    // The tree's probes never wait for the disk: a page not in memory is a miss.
     let snapshot = tablebase
         .map(|tb| tb.snapshot(pos.rules()))
-        .filter(|s| !s.is_empty());
+        .filter(|s| !s.is_empty())
+        .map(|s| s.in_memory_only());
     let mut limits = limits.clone();
-    let table_scores = tablebase.and_then(|tb| {
-        restrict_to_table_moves(tb, game, &mut limits, ctx.ultra_strong, ctx.table_choice)
-    });
-    let placing_tables = if ctx.skill.is_full() {
-        tablebase.and_then(|tb| {
-            restrict_to_placing_tables(tb, game, &mut limits, ctx.ultra_strong, ctx.table_choice)
-        })
-    } else {
-        None
+    let waiter = Waiter {
+        start: ctx.start,
+        budget: search::budget_for(&limits, pos),
+        stop: &ctx.stop,
+        pondering: &ctx.pondering,
+        clock_origin_us: &ctx.clock_origin_us,
     };
+    // The weaker levels play the placing phase by their search alone; the moving phase's
+    // tables are every level's (their search probes them anyway).
+    let reading = ctx.tablebase.as_ref().and_then(|tb| {
+        let wanted = if pos.is_moving_phase() {
+            game.outcome().is_none()
+        } else {
+            ctx.skill.is_full()
+        };
+        wanted.then(|| {
+            let first = ctx.tt.probe(pos.hash()).and_then(|e| e.mv);
+            let narrow = ctx.ultra_strong;
+            table_root::read(tb, pos, first, ctx.table_choice, narrow, &waiter)
+        })
+    });
+    let table_scores = reading
+        .as_ref()
+        .filter(|_| pos.is_moving_phase())
+        .and_then(|r| table_root::restrict_moving(r, pos, &mut limits, ctx.ultra_strong));
+    let placing_tables = reading
+        .as_ref()
+        .filter(|_| !pos.is_moving_phase())
+        .and_then(|r| table_root::restrict_placing(r, pos, &mut limits, ctx.ultra_strong));
+    // A root the tables cover but could not read in time is not solved either: the solver
+    // reads the same files.
+    let tables_cover = reading
+        .as_ref()
+        .is_some_and(|r| !r.outside && (r.value.is_some() || !r.moves.is_empty()));
     let solved = if placing_tables.is_some() {
         placing_tables
-    } else if table_scores.is_none() && ctx.skill.is_full() {
+    } else if table_scores.is_none() && !tables_cover && ctx.skill.is_full() {
         restrict_to_solved_moves(ctx, game, &mut limits)
     } else {
         None
@@ -872,9 +722,12 @@ fn run(
                 info.bound = crate::tt::Bound::Exact;
                 info.proven = true;
                 let first = info.pv[0];
-                let tb = tablebase.expect("table scores come from the tables");
+                let tb = ctx
+                    .tablebase
+                    .as_ref()
+                    .expect("table scores come from the tables");
                 if !table_lines.iter().any(|(m, _)| *m == first) {
-                    table_lines.push((first, table_line(tb, game, first)));
+                    table_lines.push((first, table_root::line(tb, game, first, &waiter)));
                 }
                 let line = table_lines.iter().find(|(m, _)| *m == first);
                 info.pv = line.expect("just added").1.clone();
@@ -947,28 +800,6 @@ fn run(
         r.ponder = r.best.and_then(|b| expected_reply(&ctx.tt, game, b));
     }
     r
-}
-
-/// The line the tables play after `first`: the winner hurrying to its next mill, the loser
-/// delaying it, a draw kept; up to the end of the tables' knowledge, the game, or 24 plies.
-fn table_line(tb: &Tablebase, game: &Game, first: Move) -> Vec<Move> {
-    const MAX_LINE: usize = 24;
-    let mut g = game.clone();
-    let mut line = vec![first];
-    if g.play(first).is_err() {
-        return line;
-    }
-    while line.len() < MAX_LINE && g.outcome().is_none() {
-        let Some(root) = tb.probe_root(g.position()) else {
-            break;
-        };
-        line.push(root.best);
-        if g.play(root.best).is_err() {
-            line.pop();
-            break;
-        }
-    }
-    line
 }
 
 /// The reply the table expects after `best`, when the search's line ended at it.

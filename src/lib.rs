@@ -12,7 +12,8 @@
 //!   alpha-beta search; [`timeman`]: time budgets; [`engine`]: the façade with threads and
 //!   background searches; [`skill`]: playing weaker on purpose; [`bench`]: the fixed benchmark and its node signature.
 //! - [`protocol`]: the text protocol the `millstone` binary speaks (see `protocol.md`).
-//! - [`tablebase`]: perfect endgame tables of the moving phase.
+//! - [`tablebase`]: perfect endgame tables of the moving phase; `table_root`: the engine
+//!   playing from them within the move's time.
 //! - [`solve`]: the exact solver of the placing phase, down to those tables.
 //! - [`datadir`]: where tables and books are found when no path is given.
 //!
@@ -39,6 +40,7 @@ pub mod rings;
 pub mod search;
 pub mod skill;
 pub mod solve;
+mod table_root;
 pub mod tablebase;
 pub mod timeman;
 pub mod topology;

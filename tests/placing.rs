@@ -254,8 +254,10 @@ fn table_choices_keep_the_value_and_rank_the_opponents_replies() {
                 .filter(|(_, p)| p.wdl.real() == root.probe.wdl.real())
                 .map(|&(m, _)| (m, counts(&pos, m)))
                 .collect();
+            // Time enough to read the replies' values (the choice needs them all: cut short,
+            // the engine keeps every keeping move, and its search picks one).
             let mut limits = Limits::default();
-            limits.clock.movetime = Some(Duration::from_millis(5));
+            limits.clock.movetime = Some(Duration::from_millis(100));
             let best = engine
                 .search(&Game::new(pos), &limits, Box::new(|_| {}))
                 .best

@@ -45,6 +45,9 @@ pub enum Flow {
     Quit,
 }
 
+/// The longest `isready` waits for the tables' files to be checked.
+pub const READY_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// The engine as the protocol sees it: the search engine, the game, the options.
 pub struct Session {
     engine: Engine,
@@ -58,8 +61,9 @@ pub struct Session {
     job: Option<Job>,
     /// The seed of a weakened engine's choices while `Skill Seed` is 0: new for each process.
     process_seed: u64,
-    /// An `isready` came while the tables were being checked: `readyok` waits for them.
-    ready_pending: bool,
+    /// When an `isready` came while the tables were being checked: `readyok` waits for them,
+    /// [`READY_WAIT`] at most.
+    ready_pending: Option<std::time::Instant>,
     /// `TablePath` and `BookPath` as set (`<default>` until a `setoption` says otherwise).
     table_choice: PathChoice,
     book_choice: PathChoice,
@@ -79,8 +83,13 @@ impl Session {
     /// A session with default options at the start of `nine`.
     pub fn new(out: Output) -> Session {
         let rules = Rules::default();
+        let mut engine = Engine::new();
+        let ready = out.clone();
+        engine.on_tables_ready(Arc::new(move |line| {
+            ready.line(&format!("info string {line}"));
+        }));
         Session {
-            engine: Engine::new(),
+            engine,
             rules,
             game: Game::from_rules(rules),
             options: Options::default(),
@@ -88,7 +97,7 @@ impl Session {
             searching: Arc::new(AtomicBool::new(false)),
             job: None,
             process_seed: rand::random::<u64>() | 1,
-            ready_pending: false,
+            ready_pending: None,
             table_choice: PathChoice::Default,
             book_choice: PathChoice::Default,
             tables_applied: false,
@@ -145,14 +154,16 @@ impl Session {
     }
 
     /// Whether a `readyok` is still owed (the tables are being checked); writes it once they
-    /// are. While one is owed, the loop holds back every later command but `quit` (and a
-    /// `stop` that nothing held back precedes).
+    /// are, or [`READY_WAIT`] after the `isready`. While one is owed, the loop holds back every
+    /// later command but `quit` (and a `stop` that nothing held back precedes).
     pub fn owes_readyok(&mut self) -> bool {
-        if self.ready_pending && !self.engine.tables_loading() {
-            self.ready_pending = false;
-            self.out.line(&format::readyok());
+        if let Some(since) = self.ready_pending {
+            if !self.engine.tables_loading() || since.elapsed() >= READY_WAIT {
+                self.ready_pending = None;
+                self.out.line(&format::readyok());
+            }
         }
-        self.ready_pending
+        self.ready_pending.is_some()
     }
 
     /// Tells a running search to stop without waiting: the process is about to end.
@@ -238,8 +249,12 @@ impl Session {
                 self.open_defaults();
             }
             // A GUI takes `readyok` to mean that the engine plays at full strength from the next
-            // `go`: with a big set of tables, not before every file is checked.
-            Command::IsReady if self.engine.tables_loading() => self.ready_pending = true,
+            // `go`, so it waits for the tables' files to be checked, but not for long: a GUI or
+            // harness that times the handshake must not lose the engine to a slow disk. The
+            // moves read from a file still being checked wait for it within their time.
+            Command::IsReady if self.engine.tables_loading() => {
+                self.ready_pending = Some(std::time::Instant::now())
+            }
             Command::IsReady => self.out.line(&format::readyok()),
             Command::Debug(_) => {}
             Command::SetOption { name, value } => {
@@ -687,6 +702,26 @@ mod tests {
             "quit is obeyed at once"
         );
         assert!(buf.take().is_empty());
+
+        // A check that takes long holds `readyok` back for a second, no more.
+        let (mut s, buf) = session();
+        s.engine.pretend_tables_load_for(Duration::from_secs(30));
+        let (mut w, h) = serve_on_pipe(s);
+        let t = std::time::Instant::now();
+        writeln!(w, "isready").unwrap();
+        let mut lines = Vec::new();
+        while lines.is_empty() && t.elapsed() < Duration::from_secs(10) {
+            std::thread::sleep(Duration::from_millis(10));
+            lines.extend(buf.take());
+        }
+        assert_eq!(lines, ["readyok"]);
+        let waited = t.elapsed();
+        assert!(
+            waited >= READY_WAIT && waited < READY_WAIT * 3,
+            "{waited:?}"
+        );
+        writeln!(w, "quit").unwrap();
+        h.join().unwrap();
     }
 
     #[test]

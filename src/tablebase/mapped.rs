@@ -8,7 +8,8 @@
 //! its checksum, with the last decoded block kept per thread.
 
 use super::format::{
-    block_bytes, decode_block, digit_of, Header, TableStats, TbError, DIGITS, DIGIT_LOSS, DIGIT_WIN,
+    block_bytes, decode_block, digit_of, Header, TableStats, TbError, DIGITS, DIGIT_LOSS,
+    DIGIT_OTHER, DIGIT_WIN,
 };
 use super::index::SubIndex;
 use super::value::{Value, LIMIT};
@@ -34,6 +35,8 @@ pub struct TableFile {
     maxima: usize,
     /// Whether a damaged block was reported already (reported once per file).
     reported: AtomicBool,
+    /// A bit a page of the map: known to be in memory (see [`TableFile::wdl_in_memory`]).
+    resident: Vec<AtomicU64>,
 }
 
 impl std::fmt::Debug for TableFile {
@@ -81,6 +84,7 @@ impl TableFile {
         let map = unsafe { Mmap::map(&file) }.map_err(io)?;
         let header = Header::parse(&map, rules, w, b, path)?;
         header.check_parts(&map, path)?;
+        let len = map.len();
         Ok(TableFile {
             header,
             index: SubIndex::new(rules.variant, w, b),
@@ -90,6 +94,9 @@ impl TableFile {
             group_shift: header.group_slots.trailing_zeros(),
             maxima: header.maxima_offset() as usize,
             reported: AtomicBool::new(false),
+            resident: (0..len.div_ceil(page_size() * 64))
+                .map(|_| AtomicU64::new(0))
+                .collect(),
         })
     }
 
@@ -194,6 +201,90 @@ impl TableFile {
         }
     }
 
+    /// Asks the kernel to read ahead, without waiting, what a probe of `slot` will touch: its
+    /// W/D/L byte and, with `distance`, its distance block (see [`crate::tablebase`]'s
+    /// `prefetch_children`).
+    pub fn prefetch(&self, slot: u32, distance: bool) {
+        use memmap2::Advice;
+        let at = self.header.wdl_offset as usize + (slot / 5) as usize;
+        let _ = self.map.advise_range(Advice::WillNeed, at, 1);
+        if distance {
+            let j = slot as usize / self.header.block_slots as usize;
+            let (stored, _) = block_bytes(&self.header, &self.map, j);
+            let from = stored.as_ptr() as usize - self.map.as_ptr() as usize;
+            let _ = self
+                .map
+                .advise_range(Advice::WillNeed, from, stored.len().max(1));
+        }
+    }
+
+    /// Whether the page holding byte `at` of the file is in memory, so that reading it cannot
+    /// wait for the disk. Known pages are remembered (until [`TableFile::forget_residency`]);
+    /// an unknown one is asked of the kernel (`mincore`), and if it is not in memory, the kernel
+    /// is asked to read it ahead for the next probe.
+    #[inline]
+    fn in_memory(&self, at: usize) -> bool {
+        let page = at / page_size();
+        let bit = 1u64 << (page % 64);
+        if self.resident[page / 64].load(Ordering::Relaxed) & bit != 0 {
+            return true;
+        }
+        self.ask_kernel(page, bit)
+    }
+
+    #[cold]
+    fn ask_kernel(&self, page: usize, bit: u64) -> bool {
+        let ps = page_size();
+        let resident = page_in_memory(&self.map[page * ps..], ps);
+        if resident {
+            self.resident[page / 64].fetch_or(bit, Ordering::Relaxed);
+        } else {
+            let len = (16 * ps).min(self.map.len() - page * ps);
+            let _ = self
+                .map
+                .advise_range(memmap2::Advice::WillNeed, page * ps, len);
+        }
+        resident
+    }
+
+    /// Forgets which pages were in memory: the kernel may have dropped some since (the search
+    /// calls this before each search, so a page read long ago is asked about again).
+    pub fn forget_residency(&self) {
+        for w in &self.resident {
+            w.store(0, Ordering::Relaxed);
+        }
+    }
+
+    /// [`TableFile::wdl`] for the search: `None` (a miss, as outside the tables) instead of
+    /// waiting for the disk when a byte it needs is not in memory.
+    #[inline]
+    pub fn wdl_in_memory(&self, us: u32, them: u32, rule50: u16) -> Option<Wdl> {
+        let slot = self.index.index(us, them);
+        let at = self.header.wdl_offset as usize + (slot / 5) as usize;
+        if !self.in_memory(at) {
+            return None;
+        }
+        if self.digit(slot) == DIGIT_OTHER {
+            return Some(Wdl::Draw);
+        }
+        let group = self.maxima + (slot >> self.group_shift) as usize;
+        if !self.in_memory(group) {
+            return None;
+        }
+        if rule50 as u32 + self.map[group] as u32 > LIMIT as u32 {
+            // The distance decides: its whole block must be in memory.
+            let j = slot as usize / self.header.block_slots as usize;
+            let (stored, _) = block_bytes(&self.header, &self.map, j);
+            let from = stored.as_ptr() as usize - self.map.as_ptr() as usize;
+            let ps = page_size();
+            let last = from + stored.len().max(1) - 1;
+            if !(from / ps..=last / ps).all(|p| self.in_memory(p * ps)) {
+                return None;
+            }
+        }
+        self.wdl(us, them, rule50)
+    }
+
     /// The stored value of the position with piece sets `us` (to move) and `them`.
     pub fn get(&self, us: u32, them: u32) -> Result<Value, TbError> {
         self.value_at(self.index.index(us, them))
@@ -219,4 +310,43 @@ impl TableFile {
         let v = self.value_at(slot).ok()?;
         Some(super::Probe::from_value(v, rule50).wdl.real())
     }
+}
+
+/// The size of a memory page.
+fn page_size() -> usize {
+    static SIZE: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *SIZE.get_or_init(|| {
+        #[cfg(target_os = "linux")]
+        {
+            // SAFETY: sysconf has no preconditions.
+            let n = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+            if n > 0 {
+                return n as usize;
+            }
+        }
+        4096
+    })
+}
+
+/// Whether the page at the start of `bytes` (page-aligned, inside a map) is in memory.
+#[cfg(target_os = "linux")]
+fn page_in_memory(bytes: &[u8], page: usize) -> bool {
+    let mut v = 0u8;
+    // SAFETY: `bytes` starts on a page boundary of a live map and spans at least one byte of
+    // the page; mincore writes one byte for one page.
+    let r = unsafe {
+        libc::mincore(
+            bytes.as_ptr() as *mut libc::c_void,
+            page.min(bytes.len()),
+            &mut v,
+        )
+    };
+    // If the kernel cannot tell, reading it is the only way to know.
+    r != 0 || v & 1 != 0
+}
+
+/// Elsewhere there is no cheap way to ask: every page counts as in memory.
+#[cfg(not(target_os = "linux"))]
+fn page_in_memory(_bytes: &[u8], _page: usize) -> bool {
+    true
 }

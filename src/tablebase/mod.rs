@@ -262,7 +262,17 @@ struct Inner {
     placing_present: Vec<bool>,
     /// Each sector's file, opened (header and block index checked) on its first probe.
     placing_files: Vec<OnceLock<Option<Arc<PlacingFile>>>>,
+    /// See [`Tablebase::simulate_slow_reads`].
+    read_delay_us: std::sync::atomic::AtomicU64,
 }
+
+/// Table files smaller than this are opened and checked at once by [`Tablebase::preload`] as
+/// the engine calls it (all of them up to 10 pieces); bigger ones on its thread.
+pub const PRELOAD_SYNC_BYTES: u64 = 32 << 20;
+
+/// Bytes of the first plies' placing files that a preload reads ahead (all of nine's up to
+/// ply 11, about 30 MB).
+pub const WARM_PLACING_BYTES: u64 = 32 << 20;
 
 /// Sectors per rule set in the placing lookup arrays: by ply, then pieces of each side.
 const PLACING_PER_RULES: usize = 24 * 13 * 13;
@@ -340,6 +350,7 @@ pub struct Snapshot {
     rules: Rules,
     inner: Arc<Inner>,
     count: usize,
+    in_memory_only: bool,
 }
 
 impl std::fmt::Debug for Snapshot {
@@ -392,7 +403,24 @@ impl Snapshot {
     #[inline]
     pub fn probe_wdl(&self, pos: &Position) -> Option<Wdl> {
         let (t, us, them) = self.file_of(pos)?;
+        if self.in_memory_only {
+            return t.wdl_in_memory(us, them, pos.rule50());
+        }
         t.wdl(us, them, pos.rule50())
+    }
+
+    /// This snapshot's [`Snapshot::probe_wdl`] misses instead of waiting for the disk where
+    /// the byte it needs is not in memory (and asks the kernel to read it ahead): for a
+    /// search, which must stop on time however cold the files are. Forgets which pages were
+    /// in memory before, as the kernel may have dropped some since.
+    pub fn in_memory_only(mut self) -> Snapshot {
+        for f in self.inner.files.iter().filter_map(|f| f.get()).flatten() {
+            if f.header().rules == self.rules {
+                f.forget_residency();
+            }
+        }
+        self.in_memory_only = true;
+        self
     }
 }
 
@@ -436,6 +464,7 @@ impl Tablebase {
                 placing_files: (0..4 * PLACING_PER_RULES)
                     .map(|_| OnceLock::new())
                     .collect(),
+                read_delay_us: std::sync::atomic::AtomicU64::new(0),
             }),
         })
     }
@@ -459,9 +488,23 @@ impl Tablebase {
     /// Opens and checks the files of `rules`: those under `sync_bytes` (by file size) now,
     /// the others, biggest first, on a thread of their own, so that the engine answers at once
     /// and never waits for the check of a big file. Until that thread is done, every probe
-    /// of a file it has not opened yet misses (the search goes on with its evaluation).
-    /// Returns the thread (if any).
+    /// of a file it has not opened yet misses (the search goes on with its evaluation), except
+    /// where a root reader opens it first ([`Tablebase::open_files_for`]). Returns the thread
+    /// (if any).
     pub fn preload(&self, rules: Rules, sync_bytes: u64) -> Option<std::thread::JoinHandle<()>> {
+        self.preload_then(rules, sync_bytes, |_| {})
+    }
+
+    /// [`Tablebase::preload`], and then, on its thread (if one is needed: a set with big
+    /// files), the placing phase's files of `rules` are opened (header and block index) and
+    /// the small ones of the first plies read ahead, the hot part of the placing tables; then
+    /// `on_done` gets a line that says what was done and how long it took.
+    pub fn preload_then(
+        &self,
+        rules: Rules,
+        sync_bytes: u64,
+        on_done: impl FnOnce(String) + Send + 'static,
+    ) -> Option<std::thread::JoinHandle<()>> {
         let mut later = Vec::new();
         for w in 3..=rules.variant.pieces() {
             for b in 3..=rules.variant.pieces() {
@@ -480,21 +523,31 @@ impl Tablebase {
             return None;
         }
         later.sort_unstable_by(|a, b| b.cmp(a));
-        let inner = self.inner.clone();
-        inner.preloading.store(true, Ordering::Release);
+        let me = Tablebase {
+            inner: self.inner.clone(),
+        };
+        me.inner.preloading.store(true, Ordering::Release);
         let spawned = std::thread::Builder::new()
             .name("table-preload".into())
             .spawn(move || {
+                let inner = &me.inner;
                 let start = std::time::Instant::now();
                 for &(_, w, b) in &later {
                     inner.open_now(rules, w as usize, b as usize);
                 }
                 inner.preloading.store(false, Ordering::Release);
-                log::info!(
-                    "endgame tables: {} big files of {rules} opened in {:.1}s",
+                let moving = start.elapsed();
+                let (sectors, ahead) = me.warm_placing(rules);
+                let line = format!(
+                    "endgame tables ready: {} big files of {rules} checked in {:.1}s; {sectors} \
+                     placing sectors opened, {:.1} MB of the first plies read ahead, in {:.1}s",
                     later.len(),
-                    start.elapsed().as_secs_f64()
+                    moving.as_secs_f64(),
+                    ahead as f64 / 1e6,
+                    (start.elapsed() - moving).as_secs_f64()
                 );
+                log::info!("{line}");
+                on_done(line);
             });
         match spawned {
             Ok(handle) => Some(handle),
@@ -503,6 +556,52 @@ impl Tablebase {
                 self.inner.preloading.store(false, Ordering::Release);
                 None
             }
+        }
+    }
+
+    /// Opens every placing sector file of `rules` (its header and block index are read and
+    /// checked) and asks the kernel to read ahead those of the first plies whose files are
+    /// small ([`WARM_PLACING_BYTES`] in all): every game passes through them. Returns the
+    /// sectors opened and the bytes read ahead.
+    fn warm_placing(&self, rules: Rules) -> (usize, u64) {
+        let mut sectors = Sector::all(rules, 2 * rules.variant.pieces());
+        sectors.sort_by_key(|s| s.ply);
+        let (mut opened, mut ahead) = (0, 0u64);
+        for s in sectors {
+            let Some(f) = self.placing_table(s) else {
+                continue;
+            };
+            opened += 1;
+            if ahead + f.header().file_len <= WARM_PLACING_BYTES {
+                ahead += f.header().file_len;
+                f.read_ahead();
+            }
+        }
+        (opened, ahead)
+    }
+
+    /// Opens now, waiting for it, each moving-phase file that the value of `pos` or of one of
+    /// its moves needs, also while [`Tablebase::preload`] runs (the search's probes miss until
+    /// it is done): for a reader that may wait, on a thread of its own, unlike the search.
+    pub fn open_files_for(&self, pos: &Position) {
+        let open = |p: &Position| {
+            if !p.is_moving_phase() || p.outcome().is_some() {
+                return;
+            }
+            let us = p.side_to_move();
+            let (w, b) = (
+                p.pieces(us).count() as usize,
+                p.pieces(us.other()).count() as usize,
+            );
+            if w <= 12 && b <= 12 && self.inner.present[key(p.rules(), w, b)] {
+                self.inner.open_now(p.rules(), w, b);
+            }
+        };
+        open(pos);
+        for &m in pos.legal_moves().iter() {
+            let mut child = *pos;
+            child.make(m);
+            open(&child);
         }
     }
 
@@ -549,6 +648,7 @@ impl Tablebase {
             rules,
             inner: self.inner.clone(),
             count,
+            in_memory_only: false,
         }
     }
 
@@ -614,64 +714,118 @@ impl Tablebase {
         Some(placing::wdl_of_digit(d))
     }
 
-    /// [`Tablebase::probe_root`] in the placing phase: W/D/L only (`plies_to_mill` 0), every
-    /// move valued by [`Tablebase::wdl`] of its child.
-    fn probe_placing_root(&self, pos: &Position) -> Option<RootProbe> {
-        let mut moves = Vec::new();
+    /// The value of `pos` for the side to move, in either phase: the moving phase's with its
+    /// distance ([`Tablebase::probe`]), the placing phase's W/D/L only (`plies_to_mill` 0).
+    /// `None` outside the tables, or where the game is over in the placing phase.
+    pub fn probe_any(&self, pos: &Position) -> Option<Probe> {
+        self.simulated_read();
+        if pos.is_moving_phase() {
+            return self.probe(pos);
+        }
+        if pos.outcome().is_some() {
+            return None;
+        }
+        self.wdl(pos).map(placing_probe)
+    }
+
+    /// The value of legal move `m` for the side making it: in the moving phase the stored
+    /// value one ply back (a mill resets the distance), with the position's counter; in the
+    /// placing phase the child's W/D/L ([`Tablebase::wdl`]) flipped. `None` where the child is
+    /// outside the tables (or its file or block is damaged).
+    pub fn probe_move(&self, pos: &Position, m: Move) -> Option<Probe> {
+        self.simulated_read();
+        let mut child = *pos;
+        child.make(m);
+        if !pos.is_moving_phase() {
+            return self.wdl(&child).map(|w| placing_probe(w.flip()));
+        }
+        let cv = self.value(&child)?;
+        let v = if m.removal().is_some() {
+            Value::after_mill(cv)
+        } else {
+            cv.parent()
+        };
+        Some(Probe::from_value(v, pos.rule50()))
+    }
+
+    /// Asks the kernel to read ahead what the probes of every move of `pos` will touch (the
+    /// children's blocks), without waiting for it, so that a cold root's reads overlap instead
+    /// of following one another. Opens the children's files if need be (that part waits).
+    pub fn prefetch_children(&self, pos: &Position) {
         for &m in pos.legal_moves().iter() {
             let mut child = *pos;
             child.make(m);
-            let w = self.wdl(&child)?.flip();
-            let value = match w {
-                Wdl::Win => Value::Win(0),
-                Wdl::Loss => Value::Loss(0),
-                _ => Value::Draw,
-            };
-            moves.push((
-                m,
-                Probe {
-                    wdl: w,
-                    plies_to_mill: 0,
-                    value,
-                },
-            ));
+            if child.outcome().is_some() {
+                continue;
+            }
+            let us = child.side_to_move();
+            let (own, opp) = (child.pieces(us), child.pieces(us.other()));
+            if child.is_moving_phase() {
+                let rules = child.rules();
+                if let Some(t) = self.table(rules, own.count() as u8, opp.count() as u8) {
+                    // A moving root reads its children's distances, a placing one their W/D/L.
+                    t.prefetch(t.index().index(own.0, opp.0), pos.is_moving_phase());
+                }
+            } else if let Some(f) = placing::sector_of(&child).and_then(|s| self.placing_table(s)) {
+                f.prefetch(f.slot(own.0, opp.0));
+            }
         }
-        moves.sort_by_key(|&(_, p)| std::cmp::Reverse(p.wdl));
-        let &(best, probe) = moves.first()?;
-        Some(RootProbe { best, probe, moves })
+    }
+
+    /// Makes every [`Tablebase::probe_any`] and [`Tablebase::probe_move`] take at least `d`
+    /// longer, as a slow or cold disk would: for tests of the engine's deadlines.
+    #[doc(hidden)]
+    pub fn simulate_slow_reads(&self, d: std::time::Duration) {
+        self.inner
+            .read_delay_us
+            .store(d.as_micros() as u64, Ordering::Relaxed);
+    }
+
+    fn simulated_read(&self) {
+        let us = self.inner.read_delay_us.load(Ordering::Relaxed);
+        if us > 0 {
+            std::thread::sleep(std::time::Duration::from_micros(us));
+        }
     }
 
     /// Every legal move's value and the best move; `None` if the game is over here or some
-    /// move leads outside the available tables.
+    /// move leads outside the available tables. The best move is the fastest win, else a draw
+    /// (in the placing phase, where values have no distance, the first in the generator's
+    /// order), else the slowest loss.
     pub fn probe_root(&self, pos: &Position) -> Option<RootProbe> {
-        if !pos.is_moving_phase() {
-            if pos.outcome().is_some() {
-                return None;
-            }
-            return self.probe_placing_root(pos);
+        if pos.outcome().is_some() && !pos.is_moving_phase() {
+            return None;
         }
         let mut moves = Vec::new();
         for &m in pos.legal_moves().iter() {
-            let mut child = *pos;
-            child.make(m);
-            let cv = self.value(&child)?;
-            let v = if m.removal().is_some() {
-                Value::after_mill(cv)
-            } else {
-                cv.parent()
-            };
-            moves.push((m, v));
+            moves.push((m, self.probe_move(pos, m)?));
         }
         // Stable sort: among equals the move generator's order decides.
-        moves.sort_by_key(|&(_, v)| std::cmp::Reverse(v));
-        let &(best, v) = moves.first()?;
-        Some(RootProbe {
-            best,
-            probe: Probe::from_value(v, pos.rule50()),
-            moves: moves
-                .into_iter()
-                .map(|(m, v)| (m, Probe::from_value(v, pos.rule50())))
-                .collect(),
-        })
+        if pos.is_moving_phase() {
+            moves.sort_by_key(|&(_, p)| std::cmp::Reverse(p.value));
+        } else {
+            moves.sort_by_key(|&(_, p)| std::cmp::Reverse(p.wdl));
+        }
+        let &(best, _) = moves.first()?;
+        let probe = if pos.is_moving_phase() {
+            Probe::from_value(moves[0].1.value, pos.rule50())
+        } else {
+            moves[0].1
+        };
+        Some(RootProbe { best, probe, moves })
+    }
+}
+
+/// A placing-phase W/D/L as a probe without a distance.
+fn placing_probe(w: Wdl) -> Probe {
+    let value = match w {
+        Wdl::Win => Value::Win(0),
+        Wdl::Loss => Value::Loss(0),
+        _ => Value::Draw,
+    };
+    Probe {
+        wdl: w,
+        plies_to_mill: 0,
+        value,
     }
 }

@@ -522,6 +522,26 @@ impl PlacingFile {
         d
     }
 
+    /// Asks the kernel to read the whole file ahead, without waiting.
+    pub fn read_ahead(&self) {
+        let _ = self.map.advise(memmap2::Advice::WillNeed);
+    }
+
+    /// Asks the kernel to read ahead, without waiting, the block that holds `slot`.
+    pub fn prefetch(&self, slot: u32) {
+        let j = slot as usize / self.header.block_slots as usize;
+        let (stored, _) = self.block(j);
+        let from = stored.as_ptr() as usize - self.map.as_ptr() as usize;
+        let _ = self
+            .map
+            .advise_range(memmap2::Advice::WillNeed, from, stored.len().max(1));
+    }
+
+    /// The slot of the position with piece sets `us` (to move) and `them`.
+    pub fn slot(&self, us: u32, them: u32) -> u32 {
+        self.index.index(us, them)
+    }
+
     /// The digit of the position with piece sets `us` (to move) and `them`.
     pub fn get(&self, us: u32, them: u32) -> Result<u8, TbError> {
         self.digit_at(self.index.index(us, them))

@@ -7,7 +7,7 @@ use millstone_tools::puzzles;
 use millstone_tools::tb::plan::PlanFormat;
 use millstone_tools::tb::solve::SolveOptions;
 use millstone_tools::tb::{
-    self, audit, book, generate, keeprate, plan, probe, sample, solve, tables, verify,
+    self, audit, book, generate, keeprate, latency, plan, probe, sample, solve, tables, verify,
 };
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -247,15 +247,29 @@ enum Command {
         /// The directory (default: the data directory's `tables`).
         #[arg(long)]
         dir: Option<PathBuf>,
-        /// The position string.
-        #[arg(long)]
-        fen: String,
+        /// The position string (not with --bench).
+        #[arg(long, required_unless_present = "bench", conflicts_with = "bench")]
+        fen: Option<String>,
         /// nine or twelve.
         #[arg(long, default_value = "nine")]
         variant: Variant,
         /// The rule set without flying.
         #[arg(long)]
         no_flying: bool,
+        /// Instead of one position, time the probes of N game-like positions of each phase
+        /// (p50, p99, max), warm, and cold first with --cold.
+        #[arg(long, value_name = "N")]
+        bench: Option<usize>,
+        /// With --bench: drop the page cache first (root only), so that the first pass reads
+        /// the disk as a machine whose tables do not fit in memory does.
+        #[arg(long, requires = "bench")]
+        cold: bool,
+        /// With --bench: uniform positions instead of game-like ones.
+        #[arg(long, requires = "bench")]
+        uniform: bool,
+        /// With --bench: the seed of the positions.
+        #[arg(long, default_value_t = 1, requires = "bench")]
+        seed: u64,
     },
     /// Replay the games of a `mill-match` or `mill-selfplay` JSONL file and compare each result
     /// with the tables' verdict where the moving phase began: a side that stood at least level
@@ -572,7 +586,27 @@ fn run(command: Command) -> Result<(), String> {
             fen,
             variant,
             no_flying,
-        } => probe::probe(&tables(dir)?, &fen, Rules::new(variant, !no_flying)),
+            bench,
+            cold,
+            uniform,
+            seed,
+        } => {
+            let rules = Rules::new(variant, !no_flying);
+            match (fen, bench) {
+                (_, Some(per_phase)) => latency::bench(
+                    &tables(dir)?,
+                    &latency::Options {
+                        rules,
+                        per_phase,
+                        seed,
+                        uniform,
+                        cold,
+                    },
+                ),
+                (Some(fen), None) => probe::probe(&tables(dir)?, &fen, rules),
+                (None, None) => Err("--fen or --bench".into()),
+            }
+        }
         Command::Audit {
             dir,
             jsonl,

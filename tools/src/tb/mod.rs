@@ -6,6 +6,7 @@
 //! - [`plan`]: `plan`, the jobs as a Makefile or JSON.
 //! - [`verify`]: `info`, `verify` and `crosscheck`.
 //! - [`probe`]: `probe`, the verdict on one position.
+//! - [`latency`]: `probe --bench`, how long the tables take to answer, cold and warm.
 //! - [`sample`]: `sample`, labelled positions for training and data sets.
 //! - [`solve`]: `solve`, one placing position solved exactly.
 //! - [`book`]: `book`, the opening book.
@@ -16,6 +17,7 @@ pub mod audit;
 pub mod book;
 pub mod generate;
 pub mod keeprate;
+pub mod latency;
 pub mod plan;
 pub mod probe;
 pub mod sample;

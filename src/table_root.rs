@@ -1,0 +1,497 @@
+//! The tables at the engine's root: which moves keep the value, read within the move's time.
+//!
+//! A root the tables cover is answered by reading its own value and then every move's. On a
+//! warm page cache that takes microseconds; on a cold disk each read may wait for the disk
+//! (tens of milliseconds for a root, more while another process reads), and a page fault
+//! cannot be interrupted. So the reads run on a thread of their own ([`within`]) while the
+//! engine waits until they are done or the move's share of time for them is spent
+//! ([`Waiter`]); then it plays from what is known: every move's value when all were read, else
+//! the value-keeping moves found so far (the root's value is read first, so a move that matches
+//! it keeps it), else the search, kept away from the moves already known to lose value. The
+//! thread left behind stops after its current read, which still warms the cache for the next.
+//!
+//! The moves are read with the transposition table's move first (most often the one played),
+//! and the kernel is asked to read ahead the children's blocks before the first is needed
+//! ([`Tablebase::prefetch_children`]), so that a cold root waits for its reads side by side.
+
+use crate::game::Game;
+use crate::moves::Move;
+use crate::position::Position;
+use crate::search::{Limits, TB_WIN};
+use crate::tablebase::{Probe, Tablebase, Wdl};
+use crate::timeman::TimeBudget;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+/// How the engine narrows the moves that keep a table's value (a draw of the moving phase, any
+/// value of the placing phase) before its search picks one by evaluation. Every choice keeps the
+/// value; they differ in what they leave a fallible opponent (`docs/placing.md`, "Choosing among
+/// the keeping moves", has the matches that compare them).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TableChoice {
+    /// The search's evaluation alone.
+    #[default]
+    Search,
+    /// The moves after which the opponent has the fewest replies that keep its value.
+    FewestKeeping,
+    /// The moves after which the largest share of the opponent's replies give its value away.
+    MostFailing,
+}
+
+impl TableChoice {
+    /// The option's names, in [`TableChoice`]'s order.
+    pub const NAMES: [&'static str; 3] = ["search", "fewest-keeping", "most-failing"];
+
+    /// The choice an option value names (any case).
+    pub fn from_name(name: &str) -> Option<TableChoice> {
+        let i = Self::NAMES
+            .iter()
+            .position(|n| n.eq_ignore_ascii_case(name))?;
+        Some([Self::Search, Self::FewestKeeping, Self::MostFailing][i])
+    }
+}
+
+/// When the engine stops waiting for the tables: at its share of the move's time on the clock
+/// (none while pondering or without a clock), or at `stop`.
+pub(crate) struct Waiter<'a> {
+    /// When the search began.
+    pub start: Instant,
+    /// The move's budget (`None`: no clock).
+    pub budget: Option<TimeBudget>,
+    pub stop: &'a AtomicBool,
+    pub pondering: &'a AtomicBool,
+    /// Microseconds after `start` at which the clock began (the `ponderhit`).
+    pub clock_origin_us: &'a AtomicU64,
+}
+
+impl Waiter<'_> {
+    /// The share of the move's time the tables may take: most of a fixed move time (what is
+    /// left is enough for the search to choose among the keeping moves, and all of it is the
+    /// search's when the reads end early), and the planned time of a clock's move.
+    fn share(b: &TimeBudget) -> Duration {
+        if b.fixed {
+            b.hard * 3 / 4
+        } else {
+            b.soft.min(b.hard * 3 / 4)
+        }
+    }
+
+    /// The instant past which the engine plays from what it knows; `None` for no limit now.
+    fn deadline(&self) -> Option<Instant> {
+        if self.pondering.load(Ordering::Relaxed) {
+            return None;
+        }
+        let origin = Duration::from_micros(self.clock_origin_us.load(Ordering::Relaxed));
+        let b = self.budget.as_ref()?;
+        Some(self.start + origin + Self::share(b))
+    }
+
+    /// How long to sleep before looking again; `None` once waiting is over.
+    fn next_wait(&self) -> Option<Duration> {
+        if self.stop.load(Ordering::Relaxed) {
+            return None;
+        }
+        // Looked at every few milliseconds even without a deadline, for `stop` and
+        // `ponderhit`, which come without a notification.
+        const POLL: Duration = Duration::from_millis(2);
+        match self.deadline() {
+            None => Some(POLL),
+            Some(d) => {
+                let left = d.checked_duration_since(Instant::now())?;
+                (!left.is_zero()).then(|| left.min(POLL))
+            }
+        }
+    }
+}
+
+/// Work done on a thread of its own, which publishes what it has found so far.
+struct Job<T> {
+    state: Mutex<(T, bool)>,
+    done: Condvar,
+    cancel: AtomicBool,
+}
+
+impl<T> Job<T> {
+    fn update(&self, f: impl FnOnce(&mut T)) {
+        f(&mut self.state.lock().unwrap_or_else(|e| e.into_inner()).0);
+    }
+
+    fn cancelled(&self) -> bool {
+        self.cancel.load(Ordering::Relaxed)
+    }
+}
+
+/// Runs `work` on a thread of its own and returns what it published by the time it ended
+/// (`true`) or the waiter gave up (`false`; the thread is then asked to stop after its
+/// current read). Without a thread, nothing is read.
+fn within<T: Clone + Send + 'static>(
+    init: T,
+    waiter: &Waiter,
+    work: impl FnOnce(&Job<T>) + Send + 'static,
+) -> (T, bool) {
+    let job = Arc::new(Job {
+        state: Mutex::new((init, false)),
+        done: Condvar::new(),
+        cancel: AtomicBool::new(false),
+    });
+    let theirs = job.clone();
+    let spawned = std::thread::Builder::new()
+        .name("table-root".into())
+        .spawn(move || {
+            work(&theirs);
+            theirs.state.lock().unwrap_or_else(|e| e.into_inner()).1 = true;
+            theirs.done.notify_all();
+        });
+    if let Err(e) = spawned {
+        log::warn!("no thread for the table reads ({e}): the search decides alone");
+        return (
+            job.state
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .0
+                .clone(),
+            false,
+        );
+    }
+    let mut state = job.state.lock().unwrap_or_else(|e| e.into_inner());
+    loop {
+        if state.1 {
+            return (state.0.clone(), true);
+        }
+        let Some(wait) = waiter.next_wait() else {
+            job.cancel.store(true, Ordering::Relaxed);
+            return (state.0.clone(), false);
+        };
+        state = job
+            .done
+            .wait_timeout(state, wait)
+            .unwrap_or_else(|e| e.into_inner())
+            .0;
+    }
+}
+
+/// What the reads of a root found.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Reading {
+    /// The root's own value (`None` until read, and where no table holds the root itself).
+    pub value: Option<Probe>,
+    /// The moves read so far with their values for the side to move, in reading order.
+    pub moves: Vec<(Move, Probe)>,
+    /// A move leads outside the tables (or into a damaged block): the root is not theirs.
+    pub outside: bool,
+    /// Every legal move was read.
+    pub complete: bool,
+    /// The keeping moves the [`TableChoice`] ranks best, once every move is read.
+    pub narrowed: Option<Vec<Move>>,
+}
+
+/// Reads the root's value and its moves' (see the module docs), `first` first, and narrows the
+/// keeping moves by `choice` (unless it is [`TableChoice::Search`] or `narrow` is false) when
+/// they are all read; within the waiter's time.
+pub(crate) fn read(
+    tb: &Arc<Tablebase>,
+    pos: &Position,
+    first: Option<Move>,
+    choice: TableChoice,
+    narrow: bool,
+    waiter: &Waiter,
+) -> Reading {
+    let mut order: Vec<Move> = pos.legal_moves().iter().copied().collect();
+    if let Some(i) = first.and_then(|f| order.iter().position(|&m| m == f)) {
+        order[..=i].rotate_right(1);
+    }
+    let tb = tb.clone();
+    let pos = *pos;
+    let (mut reading, done) = within(Reading::default(), waiter, move |job| {
+        tb.open_files_for(&pos);
+        // A root outside the tables whose moves all lead into them (the last placement of a
+        // set without placing tables) is theirs once every move is read.
+        let value = tb.probe_any(&pos);
+        job.update(|r| r.value = value);
+        tb.prefetch_children(&pos);
+        let mut moves = Vec::with_capacity(order.len());
+        for &m in &order {
+            if job.cancelled() {
+                return;
+            }
+            let Some(p) = tb.probe_move(&pos, m) else {
+                job.update(|r| r.outside = true);
+                return;
+            };
+            moves.push((m, p));
+            job.update(|r| r.moves.push((m, p)));
+        }
+        job.update(|r| r.complete = true);
+        if narrow && choice != TableChoice::Search {
+            // The keeping moves in the generator's order, as the choice has always ranked them.
+            let best = moves.iter().map(|(_, p)| p.wdl.real()).max();
+            let legal = pos.legal_moves();
+            let keep: Vec<Move> = legal
+                .iter()
+                .copied()
+                .filter(|m| {
+                    moves
+                        .iter()
+                        .any(|(k, p)| k == m && Some(p.wdl.real()) == best)
+                })
+                .collect();
+            let narrowed = narrow_by_choice(&tb, &pos, keep, choice, &job.cancel);
+            job.update(|r| r.narrowed = narrowed);
+        }
+    });
+    if !done {
+        reading.complete = false;
+        reading.narrowed = None;
+    }
+    // Read in any order, the moves are kept in the generator's, as `probe_root` gives them:
+    // among equal values the engine's first choice does not depend on what was read first.
+    let legal = pos.legal_moves();
+    reading
+        .moves
+        .sort_by_key(|(m, _)| legal.iter().position(|l| l == m));
+    reading
+}
+
+/// Keeps, of `keep` (moves that all keep the root's value), those the choice ranks best, from
+/// the opponent's replies' values one ply on; all of them when a child is outside the tables.
+/// `None` when cancelled.
+fn narrow_by_choice(
+    tb: &Tablebase,
+    pos: &Position,
+    keep: Vec<Move>,
+    choice: TableChoice,
+    cancel: &AtomicBool,
+) -> Option<Vec<Move>> {
+    if keep.len() < 2 {
+        return Some(keep);
+    }
+    // (replies keeping the opponent's value, replies in all) after each move; a child where the
+    // game is over leaves the opponent nothing to keep.
+    let mut counts = Vec::with_capacity(keep.len());
+    for &m in &keep {
+        if cancel.load(Ordering::Relaxed) {
+            return None;
+        }
+        let mut child = *pos;
+        child.make(m);
+        if child.outcome().is_some() {
+            counts.push((0u32, 1u32));
+            continue;
+        }
+        let Some(root) = tb.probe_root(&child) else {
+            return Some(keep);
+        };
+        let value = root.probe.wdl.real();
+        let kept = root
+            .moves
+            .iter()
+            .filter(|(_, p)| p.wdl.real() == value)
+            .count();
+        counts.push((kept as u32, root.moves.len() as u32));
+    }
+    // Smaller is better: the keeping count, or the keeping share (compared as fractions).
+    let better = |a: (u32, u32), b: (u32, u32)| -> std::cmp::Ordering {
+        match choice {
+            TableChoice::FewestKeeping => a.0.cmp(&b.0),
+            _ => (a.0 as u64 * b.1 as u64).cmp(&(b.0 as u64 * a.1 as u64)),
+        }
+    };
+    let best = counts
+        .iter()
+        .copied()
+        .min_by(|&a, &b| better(a, b))
+        .expect("two moves or more");
+    Some(
+        keep.into_iter()
+            .zip(counts)
+            .filter(|&(_, c)| better(c, best).is_eq())
+            .map(|(m, _)| m)
+            .collect(),
+    )
+}
+
+/// The score a table value gives a root move: `TB_WIN - plies to the next mill` for a win
+/// (see [`TB_WIN`]), its negation for a loss, 0 for a draw, a cursed win or a blessed loss.
+pub(crate) fn table_score(p: &Probe) -> i32 {
+    let win = TB_WIN - p.plies_to_mill as i32;
+    match p.wdl {
+        Wdl::Win => win,
+        Wdl::Loss => -win,
+        _ => 0,
+    }
+}
+
+/// The score of a solved placing-phase position (the tables' convention, see protocol.md):
+/// `TB_WIN - P` for a win, P the plies left to the moving phase, its negation for a loss.
+pub(crate) fn solved_score(pos: &Position, v: Wdl) -> i32 {
+    let p = (pos.in_hand(crate::Color::White) + pos.in_hand(crate::Color::Black)) as i32;
+    match v {
+        Wdl::Win => TB_WIN - p,
+        Wdl::Loss => -(TB_WIN - p),
+        _ => 0,
+    }
+}
+
+/// Where the value is known but no keeping move yet, the search keeps away from the moves
+/// known to give it away (unless that leaves none of the user's `searchmoves`).
+fn avoid_known_losers(reading: &Reading, want: Wdl, pos: &Position, limits: &mut Limits) {
+    let losers: Vec<Move> = reading
+        .moves
+        .iter()
+        .filter(|(_, p)| p.wdl.real() < want)
+        .map(|&(m, _)| m)
+        .collect();
+    if losers.is_empty() {
+        return;
+    }
+    let base: Vec<Move> = if limits.searchmoves.is_empty() {
+        pos.legal_moves().iter().copied().collect()
+    } else {
+        limits.searchmoves.clone()
+    };
+    let rest: Vec<Move> = base.into_iter().filter(|m| !losers.contains(m)).collect();
+    log::debug!(
+        "tables cut short: value {want:?}, {} of the moves read give it away",
+        losers.len()
+    );
+    if !rest.is_empty() {
+        limits.searchmoves = rest;
+    }
+}
+
+/// The moving phase: keeps only the moves that keep the table's result (the one fastest win or
+/// slowest loss, which the search could not find within the 100-ply rule's deadline, or the
+/// moves that keep a draw, for the search to choose the one that sets the most problems).
+/// Returns the table's score of each move read, or `None` where the tables do not decide.
+pub(crate) fn restrict_moving(
+    reading: &Reading,
+    pos: &Position,
+    limits: &mut Limits,
+    ultra_strong: bool,
+) -> Option<Vec<(Move, i32)>> {
+    if reading.outside {
+        return None;
+    }
+    let mut by_value: Vec<(Move, Probe)> = reading.moves.clone();
+    by_value.sort_by_key(|&(_, p)| std::cmp::Reverse(p.value));
+    // The best move's value is the root's (fastest win, draw, or slowest loss): the best of
+    // all moves once all are read, else one read so far that matches the root's own.
+    let (target, wanted) = match (by_value.first(), reading.value) {
+        (Some(&(_, p)), _) if reading.complete => (p.value, p.wdl.real()),
+        (_, Some(root)) => (root.value, root.wdl.real()),
+        _ => return None,
+    };
+    let best = by_value.iter().find(|(_, p)| p.value == target);
+    let keep: Vec<Move> = match (wanted, best) {
+        (_, None) => Vec::new(),
+        (Wdl::Win | Wdl::Loss, Some(&(m, _))) => vec![m],
+        (_, Some(&(m, _))) if !ultra_strong => vec![m],
+        _ => by_value
+            .iter()
+            .filter(|(_, p)| p.wdl.real() == Wdl::Draw)
+            .map(|&(m, _)| m)
+            .collect(),
+    };
+    let mut keep: Vec<Move> = keep
+        .into_iter()
+        .filter(|m| limits.searchmoves.is_empty() || limits.searchmoves.contains(m))
+        .collect();
+    if let (Some(n), Wdl::Draw, true) = (&reading.narrowed, wanted, ultra_strong) {
+        let narrowed: Vec<Move> = keep.iter().copied().filter(|m| n.contains(m)).collect();
+        if !narrowed.is_empty() {
+            keep = narrowed;
+        }
+    }
+    if keep.is_empty() {
+        avoid_known_losers(reading, wanted, pos, limits);
+        return None;
+    }
+    log::debug!(
+        "endgame table at the root: {wanted:?}, {} moves kept of {} read{}",
+        keep.len(),
+        reading.moves.len(),
+        if reading.complete { "" } else { " (cut short)" }
+    );
+    limits.searchmoves = keep;
+    Some(
+        reading
+            .moves
+            .iter()
+            .map(|(m, p)| (*m, table_score(p)))
+            .collect(),
+    )
+}
+
+/// The placing phase: keeps the moves that keep the tables' value (every one: a placing win
+/// has no distance to hurry, so the search chooses among them by its evaluation). Returns the
+/// root's exact score in the solved convention ([`solved_score`]), or `None` where the tables
+/// do not decide.
+pub(crate) fn restrict_placing(
+    reading: &Reading,
+    pos: &Position,
+    limits: &mut Limits,
+    ultra_strong: bool,
+) -> Option<i32> {
+    if reading.outside {
+        return None;
+    }
+    let value = match reading.moves.iter().map(|(_, p)| p.wdl.real()).max() {
+        Some(best) if reading.complete => best,
+        _ => reading.value?.wdl.real(),
+    };
+    let allowed = |m: &Move| limits.searchmoves.is_empty() || limits.searchmoves.contains(m);
+    let mut keep: Vec<Move> = reading
+        .moves
+        .iter()
+        .filter(|(m, p)| p.wdl.real() == value && allowed(m))
+        .map(|&(m, _)| m)
+        .collect();
+    if !ultra_strong {
+        keep.truncate(1);
+    } else if let Some(n) = &reading.narrowed {
+        let narrowed: Vec<Move> = n.iter().copied().filter(|m| keep.contains(m)).collect();
+        if !narrowed.is_empty() {
+            keep = narrowed;
+        }
+    }
+    if keep.is_empty() {
+        avoid_known_losers(reading, value, pos, limits);
+        return None;
+    }
+    log::debug!(
+        "placing tables at the root: {value:?}, {} moves kept of {} read{}",
+        keep.len(),
+        reading.moves.len(),
+        if reading.complete { "" } else { " (cut short)" }
+    );
+    limits.searchmoves = keep;
+    Some(solved_score(pos, value))
+}
+
+/// The line the tables play after `first`: the winner hurrying to its next mill, the loser
+/// delaying it, a draw kept; up to the end of the tables' knowledge, the game, 24 plies, or
+/// the waiter's time.
+pub(crate) fn line(tb: &Arc<Tablebase>, game: &Game, first: Move, waiter: &Waiter) -> Vec<Move> {
+    const MAX_LINE: usize = 24;
+    let tb = tb.clone();
+    let game = game.clone();
+    within(vec![first], waiter, move |job| {
+        let mut g = game;
+        if g.play(first).is_err() {
+            return;
+        }
+        let mut len = 1;
+        while len < MAX_LINE && g.outcome().is_none() && !job.cancelled() {
+            let Some(root) = tb.probe_root(g.position()) else {
+                break;
+            };
+            if g.play(root.best).is_err() {
+                break;
+            }
+            job.update(|l| l.push(root.best));
+            len += 1;
+        }
+    })
+    .0
+}
