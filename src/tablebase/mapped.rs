@@ -206,16 +206,33 @@ impl TableFile {
     /// `prefetch_children`).
     pub fn prefetch(&self, slot: u32, distance: bool) {
         use memmap2::Advice;
-        let at = self.header.wdl_offset as usize + (slot / 5) as usize;
-        let _ = self.map.advise_range(Advice::WillNeed, at, 1);
+        let _ = self
+            .map
+            .advise_range(Advice::WillNeed, self.wdl_byte(slot), 1);
         if distance {
-            let j = slot as usize / self.header.block_slots as usize;
-            let (stored, _) = block_bytes(&self.header, &self.map, j);
-            let from = stored.as_ptr() as usize - self.map.as_ptr() as usize;
+            let span = self.distance_span(slot);
             let _ = self
                 .map
-                .advise_range(Advice::WillNeed, from, stored.len().max(1));
+                .advise_range(Advice::WillNeed, span.start, span.len().max(1));
         }
+    }
+
+    /// Where in the file the W/D/L byte of `slot` is.
+    pub fn wdl_byte(&self, slot: u32) -> usize {
+        self.header.wdl_offset as usize + (slot / 5) as usize
+    }
+
+    /// Where in the file the distance block that holds `slot` is.
+    pub fn distance_span(&self, slot: u32) -> std::ops::Range<usize> {
+        let j = slot as usize / self.header.block_slots as usize;
+        let (stored, _) = block_bytes(&self.header, &self.map, j);
+        let from = stored.as_ptr() as usize - self.map.as_ptr() as usize;
+        from..from + stored.len()
+    }
+
+    /// The file's bytes, mapped (for measuring reads).
+    pub fn mapped(&self) -> &[u8] {
+        &self.map
     }
 
     /// Whether the page holding byte `at` of the file is in memory, so that reading it cannot
@@ -273,12 +290,10 @@ impl TableFile {
         }
         if rule50 as u32 + self.map[group] as u32 > LIMIT as u32 {
             // The distance decides: its whole block must be in memory.
-            let j = slot as usize / self.header.block_slots as usize;
-            let (stored, _) = block_bytes(&self.header, &self.map, j);
-            let from = stored.as_ptr() as usize - self.map.as_ptr() as usize;
+            let span = self.distance_span(slot);
             let ps = page_size();
-            let last = from + stored.len().max(1) - 1;
-            if !(from / ps..=last / ps).all(|p| self.in_memory(p * ps)) {
+            let last = span.start + span.len().max(1) - 1;
+            if !(span.start / ps..=last / ps).all(|p| self.in_memory(p * ps)) {
                 return None;
             }
         }

@@ -530,6 +530,7 @@ impl Tablebase {
         let spawned = std::thread::Builder::new()
             .name("table-preload".into())
             .spawn(move || {
+                yield_to_searches();
                 let inner = &me.inner;
                 let start = std::time::Instant::now();
                 for &(_, w, b) in &later {
@@ -813,6 +814,23 @@ impl Tablebase {
             moves[0].1
         };
         Some(RootProbe { best, probe, moves })
+    }
+}
+
+/// Lets the calling thread run only when no other thread wants the CPU (Linux's `SCHED_IDLE`):
+/// the check of the big files (seconds of checksums) must not take time from the searches of a
+/// game that starts meanwhile.
+fn yield_to_searches() {
+    #[cfg(target_os = "linux")]
+    {
+        let param = libc::sched_param { sched_priority: 0 };
+        // SAFETY: pid 0 is the calling thread; the parameter is valid for SCHED_IDLE.
+        if unsafe { libc::sched_setscheduler(0, libc::SCHED_IDLE, &param) } != 0 {
+            log::debug!(
+                "table preload at normal priority: {}",
+                std::io::Error::last_os_error()
+            );
+        }
     }
 }
 

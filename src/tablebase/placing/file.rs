@@ -529,12 +529,23 @@ impl PlacingFile {
 
     /// Asks the kernel to read ahead, without waiting, the block that holds `slot`.
     pub fn prefetch(&self, slot: u32) {
+        let span = self.block_span(slot);
+        let _ = self
+            .map
+            .advise_range(memmap2::Advice::WillNeed, span.start, span.len().max(1));
+    }
+
+    /// Where in the file the stored block that holds `slot` is (what a probe reads).
+    pub fn block_span(&self, slot: u32) -> std::ops::Range<usize> {
         let j = slot as usize / self.header.block_slots as usize;
         let (stored, _) = self.block(j);
         let from = stored.as_ptr() as usize - self.map.as_ptr() as usize;
-        let _ = self
-            .map
-            .advise_range(memmap2::Advice::WillNeed, from, stored.len().max(1));
+        from..from + stored.len()
+    }
+
+    /// The file's bytes, mapped (for measuring reads).
+    pub fn mapped(&self) -> &[u8] {
+        &self.map
     }
 
     /// The slot of the position with piece sets `us` (to move) and `them`.
