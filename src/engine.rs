@@ -18,6 +18,7 @@ use std::time::Instant;
 use crate::table_root::{self, solved_score, Waiter};
 use crate::tablebase::PRELOAD_SYNC_BYTES;
 
+/// How the moves that keep a table's value are narrowed (the `TableChoice` option).
 pub use crate::table_root::TableChoice;
 
 /// Receives each finished iteration's lines while a search runs (called from the search thread).
@@ -224,6 +225,12 @@ impl Engine {
         self.rules = rules;
         self.make_solver();
         Ok(n)
+    }
+
+    /// Loads now what the first search of `variant` would otherwise load on its clock (the
+    /// built-in network, read from the binary: a disk read when the page cache is cold).
+    pub fn warm_up(&self, variant: crate::types::Variant) {
+        let _ = network_for(self.use_nnue, self.eval_file.as_ref(), variant);
     }
 
     /// Calls `f` with a line saying what was done when a check of big table files, which
@@ -611,6 +618,19 @@ fn run(
     ctx.tt.new_search();
     let pos = game.position();
     let tablebase = ctx.tablebase.as_deref();
+    // The background check of the tables' files slows down while this search runs.
+    struct Busy<'a>(Option<&'a Tablebase>);
+    impl Drop for Busy<'_> {
+        fn drop(&mut self) {
+            if let Some(tb) = self.0 {
+                tb.set_busy(false);
+            }
+        }
+    }
+    if let Some(tb) = tablebase {
+        tb.set_busy(true);
+    }
+    let _busy = Busy(tablebase);
     // The tree's probes never wait for the disk: a page not in memory is a miss.
     let snapshot = tablebase
         .map(|tb| tb.snapshot(pos.rules()))

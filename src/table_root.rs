@@ -204,7 +204,6 @@ pub(crate) fn read(
     let tb = tb.clone();
     let pos = *pos;
     let (mut reading, done) = within(Reading::default(), waiter, move |job| {
-        tb.open_files_for(&pos);
         // A root outside the tables whose moves all lead into them (the last placement of a
         // set without placing tables) is theirs once every move is read.
         let value = tb.probe_any(&pos);

@@ -255,7 +255,11 @@ impl Session {
             Command::IsReady if self.engine.tables_loading() => {
                 self.ready_pending = Some(std::time::Instant::now())
             }
-            Command::IsReady => self.out.line(&format::readyok()),
+            Command::IsReady => {
+                // The first `go` of a process must not pay for loading the network.
+                self.engine.warm_up(self.rules.variant);
+                self.out.line(&format::readyok())
+            }
             Command::Debug(_) => {}
             Command::SetOption { name, value } => {
                 let setting = Options::parse(&name, value.as_deref()).map_err(|e| e.to_string())?;

@@ -166,10 +166,18 @@ impl std::error::Error for TbError {
 
 /// FNV-1a, 64 bits: enough to catch damaged files, and a few lines instead of a dependency.
 pub fn fnv1a64(bytes: &[u8]) -> u64 {
+    fnv1a64_paced(bytes, &|| {})
+}
+
+/// [`fnv1a64`], calling `pace` before each megabyte (a check in the background yields there).
+pub(crate) fn fnv1a64_paced(bytes: &[u8], pace: &dyn Fn()) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
-        h ^= b as u64;
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    for chunk in bytes.chunks(1 << 20) {
+        pace();
+        for &b in chunk {
+            h ^= b as u64;
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
     }
     h
 }
@@ -398,12 +406,22 @@ impl Header {
     /// checksums, and the file length against the index. Reads `ceil(n / 5)` bytes plus the
     /// index, not the distance blocks.
     pub fn check_parts(&self, bytes: &[u8], path: &Path) -> Result<(), TbError> {
+        self.check_parts_paced(bytes, path, &|| {})
+    }
+
+    /// [`Header::check_parts`], calling `pace` before each megabyte of the W/D/L part.
+    pub(crate) fn check_parts_paced(
+        &self,
+        bytes: &[u8],
+        path: &Path,
+        pace: &dyn Fn(),
+    ) -> Result<(), TbError> {
         let bad = |reason: String| TbError::Format {
             path: path.to_path_buf(),
             reason,
         };
         let wdl = &bytes[self.wdl_offset as usize..(self.wdl_offset + self.wdl_len()) as usize];
-        if fnv1a64(wdl) != self.wdl_sum {
+        if fnv1a64_paced(wdl, pace) != self.wdl_sum {
             return Err(bad(
                 "W/D/L part checksum mismatch (the file is damaged)".into()
             ));

@@ -73,6 +73,17 @@ static NEXT_ID: AtomicU64 = AtomicU64::new(0);
 impl TableFile {
     /// Maps and checks the file of sub-space (w, b) under `rules` at `path`.
     pub fn open(path: &Path, rules: Rules, w: u8, b: u8) -> Result<TableFile, TbError> {
+        Self::open_paced(path, rules, w, b, &|| {})
+    }
+
+    /// [`TableFile::open`], calling `pace` before each megabyte of the check.
+    pub(crate) fn open_paced(
+        path: &Path,
+        rules: Rules,
+        w: u8,
+        b: u8,
+        pace: &dyn Fn(),
+    ) -> Result<TableFile, TbError> {
         let io = |e| TbError::Io {
             path: path.to_path_buf(),
             source: e,
@@ -83,7 +94,7 @@ impl TableFile {
         // mapped would fault, as with any mapped file.
         let map = unsafe { Mmap::map(&file) }.map_err(io)?;
         let header = Header::parse(&map, rules, w, b, path)?;
-        header.check_parts(&map, path)?;
+        header.check_parts_paced(&map, path, pace)?;
         let len = map.len();
         Ok(TableFile {
             header,

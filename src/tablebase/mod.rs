@@ -264,11 +264,16 @@ struct Inner {
     placing_files: Vec<OnceLock<Option<Arc<PlacingFile>>>>,
     /// See [`Tablebase::simulate_slow_reads`].
     read_delay_us: std::sync::atomic::AtomicU64,
+    /// Set while a search runs (see [`Tablebase::set_busy`]).
+    busy: AtomicBool,
 }
 
 /// Table files smaller than this are opened and checked at once by [`Tablebase::preload`] as
 /// the engine calls it (all of them up to 10 pieces); bigger ones on its thread.
 pub const PRELOAD_SYNC_BYTES: u64 = 32 << 20;
+
+/// The longest a background check waits before its next megabyte while a search runs.
+const BUSY_PAUSE: std::time::Duration = std::time::Duration::from_millis(200);
 
 /// Bytes of the first plies' placing files that a preload reads ahead (all of nine's up to
 /// ply 11, about 30 MB).
@@ -327,11 +332,25 @@ impl Inner {
 
     /// Opens and checks the file now (or waits for the thread that is doing it).
     fn open_now(&self, rules: Rules, w: usize, b: usize) -> Option<&TableFile> {
+        self.open_paced(rules, w, b, &|| {})
+    }
+
+    /// While a search runs, the background check reads a megabyte each [`BUSY_PAUSE`] at most:
+    /// its reads would take the disk and the memory from the search's.
+    fn pace(&self) {
+        let t = std::time::Instant::now();
+        while self.busy.load(Ordering::Relaxed) && t.elapsed() < BUSY_PAUSE {
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+    }
+
+    /// [`Inner::open_now`], calling `pace` before each megabyte of the check.
+    fn open_paced(&self, rules: Rules, w: usize, b: usize, pace: &dyn Fn()) -> Option<&TableFile> {
         let k = key(rules, w, b);
         self.files[k]
             .get_or_init(|| {
                 let path = self.dir.join(file_name(rules, w as u8, b as u8));
-                match TableFile::open(&path, rules, w as u8, b as u8) {
+                match TableFile::open_paced(&path, rules, w as u8, b as u8, pace) {
                     Ok(t) => Some(Arc::new(t)),
                     Err(e) => {
                         log::warn!("endgame table ignored: {e}");
@@ -465,6 +484,7 @@ impl Tablebase {
                     .map(|_| OnceLock::new())
                     .collect(),
                 read_delay_us: std::sync::atomic::AtomicU64::new(0),
+                busy: AtomicBool::new(false),
             }),
         })
     }
@@ -488,9 +508,8 @@ impl Tablebase {
     /// Opens and checks the files of `rules`: those under `sync_bytes` (by file size) now,
     /// the others, biggest first, on a thread of their own, so that the engine answers at once
     /// and never waits for the check of a big file. Until that thread is done, every probe
-    /// of a file it has not opened yet misses (the search goes on with its evaluation), except
-    /// where a root reader opens it first ([`Tablebase::open_files_for`]). Returns the thread
-    /// (if any).
+    /// of a file it has not opened yet misses (the search goes on with its evaluation); while
+    /// a search runs ([`Tablebase::set_busy`]) it reads slowly. Returns the thread (if any).
     pub fn preload(&self, rules: Rules, sync_bytes: u64) -> Option<std::thread::JoinHandle<()>> {
         self.preload_then(rules, sync_bytes, |_| {})
     }
@@ -534,7 +553,7 @@ impl Tablebase {
                 let inner = &me.inner;
                 let start = std::time::Instant::now();
                 for &(_, w, b) in &later {
-                    inner.open_now(rules, w as usize, b as usize);
+                    inner.open_paced(rules, w as usize, b as usize, &|| inner.pace());
                 }
                 inner.preloading.store(false, Ordering::Release);
                 let moving = start.elapsed();
@@ -579,31 +598,6 @@ impl Tablebase {
             }
         }
         (opened, ahead)
-    }
-
-    /// Opens now, waiting for it, each moving-phase file that the value of `pos` or of one of
-    /// its moves needs, also while [`Tablebase::preload`] runs (the search's probes miss until
-    /// it is done): for a reader that may wait, on a thread of its own, unlike the search.
-    pub fn open_files_for(&self, pos: &Position) {
-        let open = |p: &Position| {
-            if !p.is_moving_phase() || p.outcome().is_some() {
-                return;
-            }
-            let us = p.side_to_move();
-            let (w, b) = (
-                p.pieces(us).count() as usize,
-                p.pieces(us.other()).count() as usize,
-            );
-            if w <= 12 && b <= 12 && self.inner.present[key(p.rules(), w, b)] {
-                self.inner.open_now(p.rules(), w, b);
-            }
-        };
-        open(pos);
-        for &m in pos.legal_moves().iter() {
-            let mut child = *pos;
-            child.make(m);
-            open(&child);
-        }
     }
 
     /// Whether a [`Tablebase::preload`] is still opening files (they miss until it is done).
@@ -773,6 +767,13 @@ impl Tablebase {
         }
     }
 
+    /// Tells the background check of the files ([`Tablebase::preload`]) that a search runs
+    /// (`true`) or not: while one does, the check reads slowly, so as not to take the disk and
+    /// the memory from the search.
+    pub fn set_busy(&self, busy: bool) {
+        self.inner.busy.store(busy, Ordering::Relaxed);
+    }
+
     /// Makes every [`Tablebase::probe_any`] and [`Tablebase::probe_move`] take at least `d`
     /// longer, as a slow or cold disk would: for tests of the engine's deadlines.
     #[doc(hidden)]
@@ -817,15 +818,21 @@ impl Tablebase {
     }
 }
 
-/// Lets the calling thread run only when no other thread wants the CPU (Linux's `SCHED_IDLE`):
-/// the check of the big files (seconds of checksums) must not take time from the searches of a
-/// game that starts meanwhile.
+/// Lowers the calling thread's priority (Linux: nice 10, a tenth of a normal thread's share
+/// of a busy core): the check of the big files (seconds of checksums) must not take much time
+/// from the searches of a game that starts meanwhile, yet it must end, because until it does
+/// it keeps reading and the roots in its files wait for it. (At idle priority it starved under
+/// two games on two cores, and on a small machine its reads went on evicting the engine's own
+/// pages for the whole match.)
 fn yield_to_searches() {
     #[cfg(target_os = "linux")]
     {
-        let param = libc::sched_param { sched_priority: 0 };
-        // SAFETY: pid 0 is the calling thread; the parameter is valid for SCHED_IDLE.
-        if unsafe { libc::sched_setscheduler(0, libc::SCHED_IDLE, &param) } != 0 {
+        // SAFETY: gettid has no preconditions; setpriority on one thread of this process.
+        let r = unsafe {
+            let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
+            libc::setpriority(libc::PRIO_PROCESS, tid, 10)
+        };
+        if r != 0 {
             log::debug!(
                 "table preload at normal priority: {}",
                 std::io::Error::last_os_error()
