@@ -2,14 +2,19 @@
 //! the server adds no game knowledge of its own, so what it says is what `probe_root`, `probe`
 //! and `wdl` say (the agreement test holds it to that).
 
+use millstone::position::HUNDRED_PLIES;
 use millstone::tablebase::placing::{sector_of, Sector};
-use millstone::tablebase::{Probe, Tablebase, Value, Wdl};
+use millstone::tablebase::{Probe, Tablebase, Value, Wdl, DIGIT_LOSS, DIGIT_OTHER, DIGIT_WIN};
 use millstone::{Color, Move, Position, Rules};
 use serde::Serialize;
 
 /// The main line stops after this many plies even without a mill: each ply costs a probe of
 /// the moves until the best one, and a draw may never reach a mill at all.
 pub const MAINLINE_CAP: usize = 32;
+
+/// The longest distance a result keeps under the 100-ply rule: a stored distance above it
+/// marks a result the rule spoils, whose digit is "other" (the library's `digit_of`).
+const LIMIT: u16 = HUNDRED_PLIES;
 
 /// A result as the API names it, for the side to move (of the position, or of the move's
 /// maker for a move).
@@ -150,10 +155,37 @@ fn own_probe(tb: &Tablebase, pos: &Position) -> Option<(Category, Option<u16>)> 
     }
 }
 
+/// The W/D/L digit of a moving-phase position (one byte of the mapped file, no distance
+/// block decoded); `None` where the rules or a missing table decide instead.
+fn digit(tb: &Tablebase, pos: &Position) -> Option<u8> {
+    if !pos.is_moving_phase() || pos.outcome().is_some() {
+        return None;
+    }
+    let us = pos.side_to_move();
+    let (own, opp) = (pos.pieces(us), pos.pieces(us.other()));
+    let t = tb.table(pos.rules(), own.count() as u8, opp.count() as u8)?;
+    Some(t.digit(t.index().index(own.0, opp.0)))
+}
+
+/// The digit a move's child must have for the move to keep the value `v` (see
+/// [`Value::parent`] and [`Value::after_mill`]: a win within 100 plies comes only from a
+/// child lost within 100, and so on); `None` where any child might (a result the 100-ply
+/// rule spoils).
+fn digit_needed(v: Value) -> Option<u8> {
+    match v {
+        Value::Win(d) if d <= LIMIT => Some(DIGIT_LOSS),
+        Value::Loss(d) if d <= LIMIT => Some(DIGIT_WIN),
+        Value::Draw => Some(DIGIT_OTHER),
+        _ => None,
+    }
+}
+
 /// The best move of `pos` as [`Tablebase::probe_root`] picks it: the first move in the
 /// generator's order whose value equals the position's (the root probe sorts stably by
 /// value, and the position's value is its best move's). It stops at that move instead of
-/// valuing them all; where no move matches it asks `probe_root` itself.
+/// valuing them all, and skips by the children's W/D/L digits the moves that cannot keep the
+/// value, so most children cost no distance block; where no move matches it asks
+/// `probe_root` itself.
 fn best_move(tb: &Tablebase, pos: &Position) -> Option<Move> {
     // The moving phase compares stored values (distances included), the placing phase W/D/L.
     let target = if pos.is_moving_phase() {
@@ -161,9 +193,15 @@ fn best_move(tb: &Tablebase, pos: &Position) -> Option<Move> {
     } else {
         Err(tb.wdl(pos)?)
     };
+    let needed = target.ok().and_then(digit_needed);
     for &m in pos.legal_moves().iter() {
         let mut child = *pos;
         child.make(m);
+        if let (Some(need), Some(d)) = (needed, digit(tb, &child)) {
+            if d != need {
+                continue;
+            }
+        }
         let p = move_value(tb, pos, m, &child)?;
         let hit = match target {
             Ok(v) => p.value == v,

@@ -298,7 +298,9 @@ async fn sector(State(st): State<Arc<AppState>>, uri: Uri) -> Result<Response, A
 }
 
 /// `GET /api/v1/info`: what the server serves and how it is doing.
-async fn info(State(st): State<Arc<AppState>>) -> Response {
+async fn info(State(st): State<Arc<AppState>>, uri: Uri) -> Result<Response, ApiError> {
+    // No parameters: a query here is a mistake worth saying, not something to ignore.
+    params(&uri, &[])?;
     let body = serde_json::json!({
         "server": "mill-serve",
         "version": env!("CARGO_PKG_VERSION"),
@@ -314,7 +316,7 @@ async fn info(State(st): State<Arc<AppState>>) -> Response {
             "mainline_cap": answer::MAINLINE_CAP,
         },
     });
-    json(Bytes::from(body.to_string()), "no-cache")
+    Ok(json(Bytes::from(body.to_string()), "no-cache"))
 }
 
 async fn not_found(uri: Uri) -> ApiError {

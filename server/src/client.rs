@@ -110,7 +110,8 @@ impl Conn {
             s.set_nodelay(true)?;
             self.stream = Some(BufReader::new(s));
         }
-        let r = self.exchange_on(req).await;
+        let head = req.starts_with(b"HEAD ");
+        let r = self.exchange_on(req, head).await;
         match &r {
             Ok(reply) if reply.header("connection") != Some("close") => {}
             _ => self.stream = None,
@@ -118,7 +119,7 @@ impl Conn {
         r
     }
 
-    async fn exchange_on(&mut self, req: &[u8]) -> std::io::Result<Reply> {
+    async fn exchange_on(&mut self, req: &[u8], head_only: bool) -> std::io::Result<Reply> {
         let s = self.stream.as_mut().expect("connected");
         s.get_mut().write_all(req).await?;
         let mut line = String::new();
@@ -152,7 +153,9 @@ impl Conn {
                 .map(|(_, v)| v.clone())
         };
         let mut body = Vec::new();
-        if let Some(len) = find("content-length") {
+        // A HEAD answer, a 204 and a 304 have no body, whatever their headers announce.
+        if head_only || status == 204 || status == 304 {
+        } else if let Some(len) = find("content-length") {
             let len: usize = len.parse().map_err(|_| bad("bad content-length"))?;
             body.resize(len, 0);
             s.read_exact(&mut body).await?;
