@@ -369,6 +369,24 @@ async fn common_headers(mut r: Response) -> Response {
     r
 }
 
+/// One line a request at debug level (`RUST_LOG=debug`): method, path, status, time.
+async fn access_log(req: Request, next: Next) -> Response {
+    if !log::log_enabled!(log::Level::Debug) {
+        return next.run(req).await;
+    }
+    let (method, uri) = (req.method().clone(), req.uri().clone());
+    let t = Instant::now();
+    let r = next.run(req).await;
+    let target = uri.to_string();
+    log::debug!(
+        "{method} {} {} {:.2} ms",
+        quote(&target),
+        r.status().as_u16(),
+        t.elapsed().as_secs_f64() * 1000.0
+    );
+    r
+}
+
 /// The per-client rate limit (429), when one is set; the client is the peer address.
 async fn rate_limit(State(st): State<Arc<AppState>>, req: Request, next: Next) -> Response {
     if let Some(rate) = &st.rate {
@@ -404,5 +422,6 @@ pub fn router(st: Arc<AppState>) -> Router {
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(axum::middleware::map_response(common_headers))
+        .layer(axum::middleware::from_fn(access_log))
         .with_state(st)
 }
