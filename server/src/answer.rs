@@ -180,20 +180,34 @@ fn digit_needed(v: Value) -> Option<u8> {
     }
 }
 
-/// The best move of `pos` as [`Tablebase::probe_root`] picks it: the first move in the
-/// generator's order whose value equals the position's (the root probe sorts stably by
-/// value, and the position's value is its best move's). It stops at that move instead of
-/// valuing them all, and skips by the children's W/D/L digits the moves that cannot keep the
-/// value, so most children cost no distance block; where no move matches it asks
-/// `probe_root` itself.
-fn best_move(tb: &Tablebase, pos: &Position) -> Option<Move> {
-    // The moving phase compares stored values (distances included), the placing phase W/D/L.
-    let target = if pos.is_moving_phase() {
-        Ok(tb.value(pos)?)
+/// What the best move of a position must match: a moving-phase position's stored value
+/// (distances included), a placing position's W/D/L.
+#[derive(Copy, Clone, Debug)]
+enum Target {
+    Value(Value),
+    Wdl(Wdl),
+}
+
+fn target_of(tb: &Tablebase, pos: &Position) -> Option<Target> {
+    if pos.is_moving_phase() {
+        tb.value(pos).map(Target::Value)
     } else {
-        Err(tb.wdl(pos)?)
+        tb.wdl(pos).map(Target::Wdl)
+    }
+}
+
+/// The best move of `pos` (whose value is `target`) as [`Tablebase::probe_root`] picks it:
+/// the first move in the generator's order whose value equals the position's (the root probe
+/// sorts stably by value, and the position's value is its best move's). It stops at that
+/// move instead of valuing them all, and skips by the children's W/D/L digits the moves that
+/// cannot keep the value, so most children cost no distance block. Returns the move and, when
+/// known on the way, the target of the position after it (saving the next step a probe);
+/// where no move matches it asks `probe_root` itself.
+fn best_move(tb: &Tablebase, pos: &Position, target: Target) -> Option<(Move, Option<Target>)> {
+    let needed = match target {
+        Target::Value(v) => digit_needed(v),
+        Target::Wdl(_) => None,
     };
-    let needed = target.ok().and_then(digit_needed);
     for &m in pos.legal_moves().iter() {
         let mut child = *pos;
         child.make(m);
@@ -202,30 +216,50 @@ fn best_move(tb: &Tablebase, pos: &Position) -> Option<Move> {
                 continue;
             }
         }
-        let p = move_value(tb, pos, m, &child)?;
-        let hit = match target {
-            Ok(v) => p.value == v,
-            Err(w) => p.wdl == w,
-        };
-        if hit {
-            return Some(m);
+        // The same arithmetic as the library's root probe (see `move_value`).
+        match target {
+            Target::Value(v) => {
+                let cv = tb.value(&child)?;
+                let mine = if m.removal().is_some() {
+                    Value::after_mill(cv)
+                } else {
+                    cv.parent()
+                };
+                if mine == v {
+                    return Some((m, Some(Target::Value(cv))));
+                }
+            }
+            Target::Wdl(w) => {
+                let cw = tb.wdl(&child)?;
+                if cw.flip() == w {
+                    // After the last placement the next step needs the stored value instead.
+                    let next = (!child.is_moving_phase()).then_some(Target::Wdl(cw));
+                    return Some((m, next));
+                }
+            }
         }
     }
-    tb.probe_root(pos).map(|r| r.best)
+    tb.probe_root(pos).map(|r| (r.best, None))
 }
 
 /// Best play from `pos` (whose best move is `first`) until a mill, the game's end or the cap.
 fn mainline(tb: &Tablebase, pos: &Position, first: Move) -> Vec<String> {
     let mut line = Vec::new();
     let mut p = *pos;
-    let mut next = Some(first);
-    while let Some(m) = next {
+    let (mut m, mut target) = (first, None);
+    loop {
         line.push(m.to_string());
         p.make(m);
         if m.removal().is_some() || line.len() >= MAINLINE_CAP || p.outcome().is_some() {
             break;
         }
-        next = best_move(tb, &p);
+        let Some(t) = target.or_else(|| target_of(tb, &p)) else {
+            break;
+        };
+        match best_move(tb, &p, t) {
+            Some((next, next_target)) => (m, target) = (next, next_target),
+            None => break,
+        }
     }
     line
 }
