@@ -303,13 +303,7 @@ pub fn position(tb: &Tablebase, pos: &Position) -> Answer {
                 })
                 .collect();
             valued.sort_by_key(|&(_, p)| {
-                std::cmp::Reverse(p.map(|p| {
-                    if moving {
-                        (1, p.value, p.wdl)
-                    } else {
-                        (1, Value::Draw, p.wdl)
-                    }
-                }))
+                std::cmp::Reverse(p.map(|p| if moving { p.value.key() } else { p.wdl as i32 }))
             });
             moves = valued
                 .into_iter()

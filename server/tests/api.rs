@@ -364,3 +364,53 @@ async fn the_rate_limit_refuses_with_429() {
         200
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn moves_out_of_a_partial_set_are_unknown_and_listed_last() {
+    // The tables without nine-fly-3v4: from four against three, White's quiet moves lead
+    // there (Black to move with 3 against 4), its mills to a position Black has lost.
+    let full = tables();
+    let dir = std::env::temp_dir().join(format!("mill-serve-partial-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for e in std::fs::read_dir(full).unwrap() {
+        let e = e.unwrap();
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name.starts_with("nine-fly-") && name != "nine-fly-3v4.mtb" {
+            std::fs::copy(e.path(), dir.join(&name)).unwrap();
+        }
+    }
+    let server = Server::start(&dir, &[]);
+    let mut c = Conn::new(&server.addr);
+    let fen = ".W./.../..B/W....B/.../..W/W.B w 0 0 0 20";
+    let r = c.get(&position_target(fen, "nine", true)).await.unwrap();
+    assert_eq!(r.status, 200);
+    assert_eq!(r.header("cache-control"), Some("public, max-age=300"));
+    let a = r.json().unwrap();
+    let pos = Position::from_fen(fen, Rules::default()).unwrap();
+    let want = Tablebase::open(full).unwrap().probe(&pos).unwrap();
+    assert_eq!(
+        a["category"],
+        category(want.wdl),
+        "the position's own table is there"
+    );
+    let moves = a["moves"].as_array().unwrap();
+    assert_eq!(moves.len(), pos.legal_moves().len());
+    let mills: Vec<&Value> = moves
+        .iter()
+        .filter(|m| m["move"].as_str().unwrap().contains('x'))
+        .collect();
+    assert_eq!(mills.len(), 3, "d7-a7 with three removals: {a}");
+    for (i, m) in moves.iter().enumerate() {
+        if i < 3 {
+            assert!(m["move"].as_str().unwrap().starts_with("d7-a7x"), "{m}");
+            assert_eq!(m["category"], "win");
+            assert_eq!(m["plies"], 1);
+        } else {
+            assert_eq!(m["category"], "unknown", "{m}");
+            assert_eq!(m["plies"], Value::Null);
+        }
+    }
+    assert_eq!(a["mainline"], serde_json::json!([]));
+    let _ = std::fs::remove_dir_all(&dir);
+}
