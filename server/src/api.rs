@@ -202,39 +202,37 @@ async fn with_tables<T: Send + 'static>(
 
 /// `GET /api/v1/position?fen=...&variant=nine|twelve&flying=true|false`.
 async fn position(State(st): State<Arc<AppState>>, uri: Uri) -> Result<Response, ApiError> {
-    {
-        let p = params(&uri, &["fen", "variant", "flying"])?;
-        let rules = p.rules().map_err(bad)?;
-        served(&st, rules)?;
-        let pos = match p.get("fen") {
-            None => Position::new(rules),
-            Some(f) => Position::from_fen(f, rules).map_err(|e| {
-                error(
-                    StatusCode::BAD_REQUEST,
-                    format!("bad position {}: {e}", quote(f)),
-                )
-            })?,
-        };
-        let key = format!("{}|{}", rules_name(rules), pos.to_fen());
-        if let Some(b) = st.cache.get(&key) {
-            // Only complete answers are cached (see below).
-            return Ok(json(b, IMMUTABLE));
-        }
-        let (bytes, complete) = with_tables(&st, move |tb| {
-            let a = answer::position(tb, &pos);
-            (serde_json::to_vec(&a), !a.has_unknown())
-        })
-        .await?;
-        let bytes = Bytes::from(bytes.map_err(|e| {
-            log::error!("answer not serialisable: {e}");
-            error(StatusCode::INTERNAL_SERVER_ERROR, "internal error")
-        })?);
-        if complete {
-            st.cache.insert(key, bytes.clone());
-            Ok(json(bytes, IMMUTABLE))
-        } else {
-            Ok(json(bytes, SHORT))
-        }
+    let p = params(&uri, &["fen", "variant", "flying"])?;
+    let rules = p.rules().map_err(bad)?;
+    served(&st, rules)?;
+    let pos = match p.get("fen") {
+        None => Position::new(rules),
+        Some(f) => Position::from_fen(f, rules).map_err(|e| {
+            error(
+                StatusCode::BAD_REQUEST,
+                format!("bad position {}: {e}", quote(f)),
+            )
+        })?,
+    };
+    let key = format!("{}|{}", rules_name(rules), pos.to_fen());
+    if let Some(b) = st.cache.get(&key) {
+        // Only complete answers are cached (see below).
+        return Ok(json(b, IMMUTABLE));
+    }
+    let (bytes, complete) = with_tables(&st, move |tb| {
+        let a = answer::position(tb, &pos);
+        (serde_json::to_vec(&a), !a.has_unknown())
+    })
+    .await?;
+    let bytes = Bytes::from(bytes.map_err(|e| {
+        log::error!("answer not serialisable: {e}");
+        error(StatusCode::INTERNAL_SERVER_ERROR, "internal error")
+    })?);
+    if complete {
+        st.cache.insert(key, bytes.clone());
+        Ok(json(bytes, IMMUTABLE))
+    } else {
+        Ok(json(bytes, SHORT))
     }
 }
 
@@ -242,58 +240,56 @@ async fn position(State(st): State<Arc<AppState>>, uri: Uri) -> Result<Response,
 /// `w=..&b=..` (a moving sub-space: pieces of the side to move, of the other side), or
 /// `ply=..&w=..&b=..` (a placing sector after `ply` placements).
 async fn sector(State(st): State<Arc<AppState>>, uri: Uri) -> Result<Response, ApiError> {
-    {
-        let p = params(&uri, &["fen", "variant", "flying", "w", "b", "ply"])?;
-        let rules = p.rules().map_err(bad)?;
-        served(&st, rules)?;
-        let n = rules.variant.pieces();
-        let (w, b, ply) = (
-            p.number("w", n).map_err(bad)?,
-            p.number("b", n).map_err(bad)?,
-            p.number("ply", 2 * n).map_err(bad)?,
-        );
-        let key = match (p.get("fen"), w, b, ply) {
-            (Some(f), None, None, None) => {
-                let pos = Position::from_fen(f, rules).map_err(|e| {
-                    error(
-                        StatusCode::BAD_REQUEST,
-                        format!("bad position {}: {e}", quote(f)),
-                    )
-                })?;
-                answer::sector_key_of(&pos).ok_or_else(|| {
-                    error(StatusCode::BAD_REQUEST, "the position belongs to no sector")
-                })?
-            }
-            (None, Some(w), Some(b), None) if (3..=n).contains(&w) && (3..=n).contains(&b) => {
-                SectorKey::Moving(w, b)
-            }
-            (None, Some(w), Some(b), Some(ply)) => Sector::new(rules, ply, w, b)
-                .filter(|s| s.is_stored())
-                .map(SectorKey::Placing)
-                .ok_or_else(|| {
-                    error(
-                        StatusCode::BAD_REQUEST,
-                        format!("no placing sector of {rules} has ply {ply}, {w} v {b}"),
-                    )
-                })?,
-            _ => {
-                return Err(error(
+    let p = params(&uri, &["fen", "variant", "flying", "w", "b", "ply"])?;
+    let rules = p.rules().map_err(bad)?;
+    served(&st, rules)?;
+    let n = rules.variant.pieces();
+    let (w, b, ply) = (
+        p.number("w", n).map_err(bad)?,
+        p.number("b", n).map_err(bad)?,
+        p.number("ply", 2 * n).map_err(bad)?,
+    );
+    let key = match (p.get("fen"), w, b, ply) {
+        (Some(f), None, None, None) => {
+            let pos = Position::from_fen(f, rules).map_err(|e| {
+                error(
                     StatusCode::BAD_REQUEST,
-                    format!("name a sector by fen, by w and b (3 to {n} each), or by ply, w and b"),
-                ))
-            }
-        };
-        let stats = with_tables(&st, move |tb| answer::sector(tb, rules, key)).await?;
-        match stats {
-            Some(s) => Ok(json(
-                Bytes::from(serde_json::to_vec(&s).unwrap_or_default()),
-                IMMUTABLE,
-            )),
-            None => Err(error(
-                StatusCode::NOT_FOUND,
-                "this server has no table of that sector",
-            )),
+                    format!("bad position {}: {e}", quote(f)),
+                )
+            })?;
+            answer::sector_key_of(&pos).ok_or_else(|| {
+                error(StatusCode::BAD_REQUEST, "the position belongs to no sector")
+            })?
         }
+        (None, Some(w), Some(b), None) if (3..=n).contains(&w) && (3..=n).contains(&b) => {
+            SectorKey::Moving(w, b)
+        }
+        (None, Some(w), Some(b), Some(ply)) => Sector::new(rules, ply, w, b)
+            .filter(|s| s.is_stored())
+            .map(SectorKey::Placing)
+            .ok_or_else(|| {
+                error(
+                    StatusCode::BAD_REQUEST,
+                    format!("no placing sector of {rules} has ply {ply}, {w} v {b}"),
+                )
+            })?,
+        _ => {
+            return Err(error(
+                StatusCode::BAD_REQUEST,
+                format!("name a sector by fen, by w and b (3 to {n} each), or by ply, w and b"),
+            ))
+        }
+    };
+    let stats = with_tables(&st, move |tb| answer::sector(tb, rules, key)).await?;
+    match stats {
+        Some(s) => Ok(json(
+            Bytes::from(serde_json::to_vec(&s).unwrap_or_default()),
+            IMMUTABLE,
+        )),
+        None => Err(error(
+            StatusCode::NOT_FOUND,
+            "this server has no table of that sector",
+        )),
     }
 }
 
