@@ -44,6 +44,8 @@ pub struct Settings {
     pub max_concurrent: usize,
     /// Requests a second per client address, if limited.
     pub rate_limit: Option<u32>,
+    /// Read every table file once at the start (see [`AppState::warm_up`]).
+    pub prefetch: bool,
 }
 
 /// What every request shares.
@@ -79,8 +81,10 @@ impl AppState {
 
     /// Opens and checks every file now, on a thread of its own, so that no request pays for
     /// a file's first use (the check reads a file's whole W/D/L part, up to 400 MB for nine).
-    /// Requests are served meanwhile; one that needs a file not yet open opens it or waits
-    /// for it, and `/api/v1/info` says `"ready": false` until all are open.
+    /// With `prefetch`, it then reads every file once, so that the distance blocks of the
+    /// first answers come from the page cache rather than the disk. Requests are served
+    /// meanwhile; one that needs a file not yet open opens it or waits for it, and
+    /// `/api/v1/info` says `"ready": false` until all this is done.
     pub fn warm_up(self: &Arc<Self>) {
         let st = self.clone();
         let spawned = std::thread::Builder::new()
@@ -93,16 +97,60 @@ impl AppState {
                         st.tb.placing_table(s);
                     }
                 }
-                st.ready.store(true, Ordering::Release);
                 log::info!(
                     "tables open and checked in {:.1}s",
                     t.elapsed().as_secs_f64()
                 );
+                if st.settings.prefetch {
+                    let t = Instant::now();
+                    let bytes = st.prefetch();
+                    log::info!(
+                        "prefetch: {:.1} GB of table files read in {:.1}s",
+                        bytes as f64 / 1e9,
+                        t.elapsed().as_secs_f64()
+                    );
+                }
+                st.ready.store(true, Ordering::Release);
             });
         if let Err(e) = spawned {
             log::warn!("no warm-up thread ({e}); files open on first use");
             self.ready.store(true, Ordering::Release);
         }
+    }
+
+    /// Reads every table file of the served rule sets once (names from the library), so the
+    /// kernel keeps their pages; returns the bytes read.
+    fn prefetch(&self) -> u64 {
+        let mut paths = Vec::new();
+        for r in &self.rule_sets {
+            let n = r.rules.variant.pieces();
+            for w in 3..=n {
+                for b in 3..=n {
+                    paths.push(self.tb.path(r.rules, w, b));
+                }
+            }
+            for s in Sector::all(r.rules, 2 * n) {
+                paths.push(self.tb.dir().join(s.file_name()));
+            }
+        }
+        let mut buf = vec![0u8; 1 << 20];
+        let mut total = 0;
+        for p in paths.iter().filter(|p| p.is_file()) {
+            let read = std::fs::File::open(p).and_then(|mut f| {
+                let mut n = 0u64;
+                loop {
+                    match std::io::Read::read(&mut f, &mut buf)? {
+                        0 => return Ok(n),
+                        k => n += k as u64,
+                    }
+                }
+            });
+            match read {
+                Ok(n) => total += n,
+                Err(e) => log::warn!("prefetch {}: {e}", p.display()),
+            }
+        }
+        total
     }
 }
 

@@ -29,6 +29,10 @@ struct Cli {
     /// Requests a second per client address (429 beyond); unlimited if not given.
     #[arg(long, value_name = "N")]
     rate_limit: Option<u32>,
+    /// Read every table file once at the start, so the first answers do not wait for the
+    /// disk (the files' size in page cache, which the kernel gives back under pressure).
+    #[arg(long)]
+    prefetch: bool,
 }
 
 async fn shutdown() {
@@ -98,6 +102,7 @@ async fn main() {
         cache: cli.cache,
         max_concurrent: cli.max_concurrent.unwrap_or(2 * cores).max(1),
         rate_limit: cli.rate_limit.filter(|&r| r > 0),
+        prefetch: cli.prefetch,
     };
     let state = AppState::new(tb, rule_sets, settings);
     state.warm_up();

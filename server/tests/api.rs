@@ -120,7 +120,10 @@ async fn answers_agree_with_the_library() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn info_lists_what_is_served() {
-    let server = Server::start(tables(), &["--cache", "10", "--max-concurrent", "3"]);
+    let server = Server::start(
+        tables(),
+        &["--cache", "10", "--max-concurrent", "3", "--prefetch"],
+    );
     let r = Conn::new(&server.addr).get("/api/v1/info").await.unwrap();
     assert_eq!(r.status, 200);
     let i = r.json().unwrap();
