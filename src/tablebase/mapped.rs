@@ -248,8 +248,7 @@ impl TableFile {
 
     /// Whether the page holding byte `at` of the file is in memory, so that reading it cannot
     /// wait for the disk. Known pages are remembered (until [`TableFile::forget_residency`]);
-    /// an unknown one is asked of the kernel (`mincore`), and if it is not in memory, the kernel
-    /// is asked to read it ahead for the next probe.
+    /// an unknown one is asked of the kernel (`mincore`).
     #[inline]
     fn in_memory(&self, at: usize) -> bool {
         let page = at / page_size();
@@ -260,17 +259,15 @@ impl TableFile {
         self.ask_kernel(page, bit)
     }
 
+    /// No read-ahead is asked for a page that is not in memory: `madvise` submits the reads
+    /// itself and may wait for the disk's queue (while a check of the files fills it, say),
+    /// which is what the search must never do. The root's reads bring in what matters most.
     #[cold]
     fn ask_kernel(&self, page: usize, bit: u64) -> bool {
         let ps = page_size();
         let resident = page_in_memory(&self.map[page * ps..], ps);
         if resident {
             self.resident[page / 64].fetch_or(bit, Ordering::Relaxed);
-        } else {
-            let len = (16 * ps).min(self.map.len() - page * ps);
-            let _ = self
-                .map
-                .advise_range(memmap2::Advice::WillNeed, page * ps, len);
         }
         resident
     }

@@ -429,8 +429,7 @@ impl Snapshot {
     }
 
     /// This snapshot's [`Snapshot::probe_wdl`] misses instead of waiting for the disk where
-    /// the byte it needs is not in memory (and asks the kernel to read it ahead): for a
-    /// search, which must stop on time however cold the files are. Forgets which pages were
+    /// the byte it needs is not in memory: for a search, which must stop on time however cold the files are. Forgets which pages were
     /// in memory before, as the kernel may have dropped some since.
     pub fn in_memory_only(mut self) -> Snapshot {
         for f in self.inner.files.iter().filter_map(|f| f.get()).flatten() {
