@@ -95,6 +95,10 @@ impl TableFile {
         let map = unsafe { Mmap::map(&file) }.map_err(io)?;
         let header = Header::parse(&map, rules, w, b, path)?;
         header.check_parts_paced(&map, path, pace)?;
+        // Probes read one distance block at a random place (the W/D/L part, read whole by
+        // the check, keeps the default): no read-around for their cold faults.
+        let blocks = (header.index_offset + header.index_len()) as usize;
+        let _ = map.advise_range(memmap2::Advice::Random, blocks, map.len() - blocks);
         let len = map.len();
         Ok(TableFile {
             header,

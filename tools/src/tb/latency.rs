@@ -9,11 +9,18 @@
 //! Two probes are timed: the position's own value ([`Tablebase::wdl`], what the search and the
 //! samplers ask) and the root's ([`Tablebase::probe_root`], every move's value: what the engine
 //! asks before it plays from the tables).
+//!
+//! With `--cold`, the same reads are then compared without decoding: the bytes each root's
+//! probes need (the children's stored blocks, or W/D/L bytes), read through the memory map (a
+//! page fault per page) and by plain `pread` calls, each after its own drop of the page cache.
+//! The engine keeps the map where it is not slower at p99 (docs/tables.md, "On the clock").
 
+use millstone::tablebase::placing;
 use millstone::tablebase::sample::{self, Distribution, SampleOptions};
 use millstone::tablebase::Tablebase;
 use millstone::{Position, Rules};
-use std::path::Path;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 /// What the bench measures.
@@ -159,5 +166,102 @@ pub fn bench(dir: &Path, opts: &Options) -> Result<(), String> {
             }
         }
     }
+    #[cfg(unix)]
+    if opts.cold {
+        // Pages mapped by a process stay in memory through a drop: the comparison maps anew.
+        drop(tb);
+        let fresh = Tablebase::open(dir).map_err(|e| e.to_string())?;
+        let _ = fresh.preload(opts.rules, u64::MAX);
+        compare_reads(fresh, &list)?;
+    }
+    Ok(())
+}
+
+#[cfg(unix)]
+/// The bytes the probes of a root's moves read: (file, its mapped bytes, the range).
+fn spans<'a>(
+    tb: &'a Tablebase,
+    pos: &Position,
+) -> Vec<(PathBuf, &'a [u8], std::ops::Range<usize>)> {
+    let mut out = Vec::new();
+    for &m in pos.legal_moves().iter() {
+        let mut child = *pos;
+        child.make(m);
+        if child.outcome().is_some() {
+            continue;
+        }
+        let us = child.side_to_move();
+        let (own, opp) = (child.pieces(us), child.pieces(us.other()));
+        if child.is_moving_phase() {
+            let Some(t) = tb.table(child.rules(), own.count() as u8, opp.count() as u8) else {
+                continue;
+            };
+            let slot = t.index().index(own.0, opp.0);
+            let byte = t.wdl_byte(slot);
+            out.push((t.path().to_path_buf(), t.mapped(), byte..byte + 1));
+            if pos.is_moving_phase() {
+                out.push((t.path().to_path_buf(), t.mapped(), t.distance_span(slot)));
+            }
+        } else if let Some(f) = placing::sector_of(&child).and_then(|s| tb.placing_table(s)) {
+            let span = f.block_span(f.slot(own.0, opp.0));
+            out.push((f.path().to_path_buf(), f.mapped(), span));
+        }
+    }
+    out
+}
+
+#[cfg(unix)]
+/// Per root, the time to read its moves' bytes through the map (one load a page) and by
+/// `pread`, each pass after a drop of the page cache. `tb` must not have read those bytes
+/// through its maps (a mapped page survives the drop).
+fn compare_reads(tb: Tablebase, list: &[Position]) -> Result<(), String> {
+    use std::os::unix::fs::FileExt;
+    let roots: Vec<_> = list.iter().map(|p| spans(&tb, p)).collect();
+    let owned: Vec<Vec<(PathBuf, std::ops::Range<usize>)>> = roots
+        .iter()
+        .map(|r| r.iter().map(|(p, _, s)| (p.clone(), s.clone())).collect())
+        .collect();
+    let page = 4096;
+    drop_page_cache()?;
+    let mut mapped = Latencies::default();
+    let mut sink = 0u64;
+    for r in &roots {
+        mapped.time(|| {
+            for (_, bytes, span) in r {
+                let mut at = span.start;
+                while at < span.end {
+                    // SAFETY: `at` is inside the map; a volatile load is not optimised away.
+                    sink += unsafe { std::ptr::read_volatile(&bytes[at]) } as u64;
+                    at = (at / page + 1) * page;
+                }
+            }
+        });
+    }
+    // Unmapped, the pages the first pass read can be dropped too.
+    drop(roots);
+    drop(tb);
+    drop_page_cache()?;
+    let mut files: HashMap<PathBuf, std::fs::File> = HashMap::new();
+    let mut read = Latencies::default();
+    let mut buf = Vec::new();
+    for r in &owned {
+        let t = Instant::now();
+        for (path, span) in r {
+            if !files.contains_key(path) {
+                let f =
+                    std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+                files.insert(path.clone(), f);
+            }
+            buf.resize(span.len(), 0);
+            files[path]
+                .read_exact_at(&mut buf, span.start as u64)
+                .map_err(|e| format!("{}: {e}", path.display()))?;
+            sink += buf.first().copied().unwrap_or(0) as u64;
+        }
+        read.0.push(t.elapsed().as_micros() as u64);
+    }
+    println!("cold root bytes by map   {}", mapped.summary());
+    println!("cold root bytes by pread {}", read.summary());
+    std::hint::black_box(sink);
     Ok(())
 }
