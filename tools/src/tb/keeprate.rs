@@ -10,7 +10,7 @@
 //! book unless `--option` says otherwise.
 
 use crate::protocol::{EngineProcess, ProcessSpec};
-use millstone::tablebase::sample::{self, Distribution, SampleOptions};
+use millstone::tablebase::sample::Distribution;
 use millstone::tablebase::{Tablebase, Wdl};
 use millstone::{Move, Position, Rules};
 use std::path::{Path, PathBuf};
@@ -59,45 +59,18 @@ fn values(tb: &Tablebase, pos: &Position) -> Option<(i8, Vec<(Move, i8)>)> {
 
 /// The test positions: game-like, each with a move that loses value; placing ones first.
 pub fn positions(tb: &Tablebase, opts: &Options) -> Result<Vec<Position>, String> {
-    let mut placing = Vec::new();
-    let mut moving = Vec::new();
-    let mut seed = opts.seed;
-    let mut seen = std::collections::HashSet::new();
-    while placing.len() < opts.per_phase || moving.len() < opts.per_phase {
-        let batch = sample::sample(
-            tb,
-            200_000,
-            &SampleOptions {
-                rules: opts.rules,
-                distribution: Distribution::Games,
-                seed,
-                distances: false,
-            },
-        )?;
-        seed = seed.wrapping_add(1 << 32);
-        for s in batch {
-            let pos = s.position();
-            if pos.outcome().is_some() || !seen.insert(pos.hash()) {
-                continue;
-            }
-            let list = if pos.is_moving_phase() {
-                &mut moving
-            } else {
-                &mut placing
-            };
-            if list.len() >= opts.per_phase {
-                continue;
-            }
-            let Some((v, moves)) = values(tb, &pos) else {
-                continue;
-            };
-            if moves.iter().any(|&(_, mv)| mv < v) {
-                list.push(pos);
-            }
-        }
-    }
-    placing.extend(moving);
-    Ok(placing)
+    let loses_somewhere = |pos: &Position| {
+        values(tb, pos).is_some_and(|(v, moves)| moves.iter().any(|&(_, mv)| mv < v))
+    };
+    super::sample::by_phase(
+        tb,
+        opts.rules,
+        Distribution::Games,
+        opts.seed,
+        opts.per_phase,
+        200_000,
+        loses_somewhere,
+    )
 }
 
 /// `mill-tb keeprate`: prints the keep rate per phase and overall.

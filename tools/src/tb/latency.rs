@@ -16,7 +16,7 @@
 //! The engine keeps the map where it is not slower at p99 (docs/tables.md, "On the clock").
 
 use millstone::tablebase::placing;
-use millstone::tablebase::sample::{self, Distribution, SampleOptions};
+use millstone::tablebase::sample::Distribution;
 use millstone::tablebase::Tablebase;
 use millstone::{Position, Rules};
 use std::collections::HashMap;
@@ -69,43 +69,21 @@ impl Latencies {
 
 /// Game-like (or uniform) covered positions, `per_phase` of each phase, placing ones first.
 fn positions(tb: &Tablebase, opts: &Options) -> Result<Vec<Position>, String> {
-    let mut placing = Vec::new();
-    let mut moving = Vec::new();
-    let mut seen = std::collections::HashSet::new();
-    let mut seed = opts.seed;
-    while placing.len() < opts.per_phase || moving.len() < opts.per_phase {
-        let batch = sample::sample(
-            tb,
-            (4 * opts.per_phase).max(4096),
-            &SampleOptions {
-                rules: opts.rules,
-                distribution: if opts.uniform {
-                    Distribution::Uniform
-                } else {
-                    Distribution::Games
-                },
-                seed,
-                distances: false,
-            },
-        )?;
-        seed = seed.wrapping_add(1 << 32);
-        for s in batch {
-            let pos = s.position();
-            if pos.outcome().is_some() || !seen.insert(pos.hash()) {
-                continue;
-            }
-            let list = if pos.is_moving_phase() {
-                &mut moving
-            } else {
-                &mut placing
-            };
-            if list.len() < opts.per_phase {
-                list.push(pos);
-            }
-        }
-    }
-    placing.extend(moving);
-    Ok(placing)
+    let distribution = if opts.uniform {
+        Distribution::Uniform
+    } else {
+        Distribution::Games
+    };
+    let batch = (4 * opts.per_phase).max(4096);
+    super::sample::by_phase(
+        tb,
+        opts.rules,
+        distribution,
+        opts.seed,
+        opts.per_phase,
+        batch,
+        |_| true,
+    )
 }
 
 /// Empties the kernel's page cache (needs root): what a machine whose tables do not fit in its

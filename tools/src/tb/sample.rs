@@ -4,6 +4,7 @@
 
 use millstone::tablebase::sample::{self, Distribution, SampleOptions};
 use millstone::tablebase::Tablebase;
+use millstone::{Position, Rules};
 use std::io::Write;
 use std::path::Path;
 use std::time::Instant;
@@ -91,4 +92,47 @@ pub fn sample(
         pct(samples.len() - wins - draws)
     );
     Ok(())
+}
+
+/// Distinct positions of the sampler, none over, `per_phase` of each phase that `keep` accepts
+/// (placing ones first), drawn in batches of `batch` from `seed` on (each next batch's seed
+/// 2^32 further): the test positions of `keeprate` and of `probe --bench`.
+pub fn by_phase(
+    tb: &Tablebase,
+    rules: Rules,
+    distribution: Distribution,
+    seed: u64,
+    per_phase: usize,
+    batch: usize,
+    keep: impl Fn(&Position) -> bool,
+) -> Result<Vec<Position>, String> {
+    let mut placing = Vec::new();
+    let mut moving = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut seed = seed;
+    while placing.len() < per_phase || moving.len() < per_phase {
+        let opts = SampleOptions {
+            rules,
+            distribution,
+            seed,
+            distances: false,
+        };
+        seed = seed.wrapping_add(1 << 32);
+        for s in sample::sample(tb, batch, &opts)? {
+            let pos = s.position();
+            if pos.outcome().is_some() || !seen.insert(pos.hash()) {
+                continue;
+            }
+            let list = if pos.is_moving_phase() {
+                &mut moving
+            } else {
+                &mut placing
+            };
+            if list.len() < per_phase && keep(&pos) {
+                list.push(pos);
+            }
+        }
+    }
+    placing.extend(moving);
+    Ok(placing)
 }
