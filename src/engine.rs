@@ -18,6 +18,7 @@ use std::time::Instant;
 use crate::table_root::{self, solved_score, Waiter};
 use crate::tablebase::PRELOAD_SYNC_BYTES;
 
+use crate::fallible::OpponentModel;
 /// How the moves that keep a table's value are narrowed (the `TableChoice` option).
 pub use crate::table_root::TableChoice;
 
@@ -58,6 +59,8 @@ pub struct Engine {
     rules: Rules,
     ultra_strong: bool,
     table_choice: TableChoice,
+    /// The opponent `TableChoice::Expected` plays against.
+    opponent: OpponentModel,
     skill: Skill,
     /// Set while the running search ponders.
     pondering: Arc<AtomicBool>,
@@ -111,6 +114,7 @@ impl Engine {
             rules: Rules::default(),
             ultra_strong: true,
             table_choice: TableChoice::Search,
+            opponent: OpponentModel::default(),
             skill: Skill::full(),
             pondering: Arc::new(AtomicBool::new(false)),
             search_start: Instant::now(),
@@ -296,6 +300,17 @@ impl Engine {
         self.table_choice = choice;
     }
 
+    /// The fallible opponent [`TableChoice::Expected`] plays against.
+    pub fn opponent_model(&self) -> OpponentModel {
+        self.opponent
+    }
+
+    /// The depth of the fallible opponent's search that [`TableChoice::Expected`] takes the
+    /// expected score against (clamped to 1..=[`OpponentModel::MAX_DEPTH`]).
+    pub fn set_opponent_depth(&mut self, depth: u8) {
+        self.opponent = OpponentModel::with_depth(depth);
+    }
+
     /// (Re)makes the placing-phase solver for the tables, book and rules set: here, when
     /// options change, because a big table and book take a while to set up, which no search
     /// under a clock can afford.
@@ -409,6 +424,7 @@ impl Engine {
             solve_hash_mb: self.solve_hash_mb,
             ultra_strong: self.ultra_strong,
             table_choice: self.table_choice,
+            opponent: self.opponent,
             skill: self.skill,
             use_nnue: self.use_nnue,
             eval_file: self.eval_file.clone(),
@@ -444,6 +460,7 @@ struct RunContext {
     solve_hash_mb: usize,
     ultra_strong: bool,
     table_choice: TableChoice,
+    opponent: OpponentModel,
     skill: Skill,
     use_nnue: bool,
     eval_file: Option<Arc<Network>>,
@@ -644,6 +661,14 @@ fn run(
         pondering: &ctx.pondering,
         clock_origin_us: &ctx.clock_origin_us,
     };
+    let skill = ctx.skill;
+    // The weaker levels keep the hand-tuned evaluation: their Elo (docs/strength.md) was
+    // calibrated with it, and the network would make each of them stronger than it says.
+    let net = network_for(
+        ctx.use_nnue && skill.is_full(),
+        ctx.eval_file.as_ref(),
+        pos.variant(),
+    );
     // The weaker levels play the placing phase by their search alone; the moving phase's
     // tables are every level's (their search probes them anyway).
     let reading = ctx.tablebase.as_ref().and_then(|tb| {
@@ -654,8 +679,13 @@ fn run(
         };
         wanted.then(|| {
             let first = ctx.tt.probe(pos.hash()).and_then(|e| e.mv);
-            let narrow = ctx.ultra_strong;
-            table_root::read(tb, pos, first, ctx.table_choice, narrow, &waiter)
+            let choosing = table_root::Choosing {
+                choice: ctx.table_choice,
+                narrow: ctx.ultra_strong,
+                model: ctx.opponent,
+                net: net.clone(),
+            };
+            table_root::read(tb, pos, first, &choosing, &waiter)
         })
     });
     let table_scores = reading
@@ -684,7 +714,6 @@ fn run(
     }
     let mut table_lines: Vec<(Move, Vec<Move>)> = Vec::new();
     let user_multipv = limits.multipv.max(1);
-    let skill = ctx.skill;
     if !skill.is_full() {
         limits.multipv = user_multipv.max(skill.lines());
         limits.depth = Some(
@@ -694,13 +723,6 @@ fn run(
         );
     }
     let limits = &limits;
-    // The weaker levels keep the hand-tuned evaluation: their Elo (docs/strength.md) was
-    // calibrated with it, and the network would make each of them stronger than it says.
-    let net = network_for(
-        ctx.use_nnue && skill.is_full(),
-        ctx.eval_file.as_ref(),
-        pos.variant(),
-    );
     let shared = Shared {
         tt: &ctx.tt,
         stop: &ctx.stop,

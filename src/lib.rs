@@ -29,6 +29,7 @@ pub mod bitboard;
 pub mod datadir;
 pub mod engine;
 pub mod eval;
+pub mod fallible;
 pub mod game;
 pub mod movegen;
 pub mod moves;

@@ -14,8 +14,10 @@
 //! and the kernel is asked to read ahead the children's blocks before the first is needed
 //! ([`Tablebase::prefetch_children`]), so that a cold root waits for its reads side by side.
 
+use crate::fallible::{self, Judge, OpponentModel};
 use crate::game::Game;
 use crate::moves::Move;
+use crate::nnue::Network;
 use crate::position::Position;
 use crate::search::{Limits, TB_WIN};
 use crate::tablebase::{Probe, Tablebase, Wdl};
@@ -37,19 +39,49 @@ pub enum TableChoice {
     FewestKeeping,
     /// The moves after which the largest share of the opponent's replies give its value away.
     MostFailing,
+    /// The moves with the best expected score against a model of a fallible opponent
+    /// ([`crate::fallible`]): the replies it is likely to choose, valued by the tables.
+    Expected,
+    /// Malom's ranking: the moves into the sub-space where the opponent loses most often
+    /// ([`crate::fallible::sector_rank`]; drawn roots only).
+    Sector,
 }
 
 impl TableChoice {
     /// The option's names, in [`TableChoice`]'s order.
-    pub const NAMES: [&'static str; 3] = ["search", "fewest-keeping", "most-failing"];
+    pub const NAMES: [&'static str; 5] = [
+        "search",
+        "fewest-keeping",
+        "most-failing",
+        "expected",
+        "sector",
+    ];
 
     /// The choice an option value names (any case).
     pub fn from_name(name: &str) -> Option<TableChoice> {
         let i = Self::NAMES
             .iter()
             .position(|n| n.eq_ignore_ascii_case(name))?;
-        Some([Self::Search, Self::FewestKeeping, Self::MostFailing][i])
+        Some(
+            [
+                Self::Search,
+                Self::FewestKeeping,
+                Self::MostFailing,
+                Self::Expected,
+                Self::Sector,
+            ][i],
+        )
     }
+}
+
+/// How a root's keeping moves are narrowed: the choice, whether at all (`UltraStrong`), and the
+/// opponent model with the evaluation its search uses.
+#[derive(Clone)]
+pub(crate) struct Choosing {
+    pub choice: TableChoice,
+    pub narrow: bool,
+    pub model: OpponentModel,
+    pub net: Option<Arc<Network>>,
 }
 
 /// When the engine stops waiting for the tables: at its share of the move's time on the clock
@@ -187,14 +219,14 @@ pub(crate) struct Reading {
 }
 
 /// Reads the root's value and its moves' (see the module docs), `first` first, and narrows the
-/// keeping moves by `choice` (unless it is [`TableChoice::Search`] or `narrow` is false) when
-/// they are all read; within the waiter's time.
+/// keeping moves as `choosing` says once they are all read; within the waiter's time. The
+/// expected-score choice narrows again at each depth of its model's search, so a root cut short
+/// keeps the deepest narrowing done.
 pub(crate) fn read(
     tb: &Arc<Tablebase>,
     pos: &Position,
     first: Option<Move>,
-    choice: TableChoice,
-    narrow: bool,
+    choosing: &Choosing,
     waiter: &Waiter,
 ) -> Reading {
     let mut order: Vec<Move> = pos.legal_moves().iter().copied().collect();
@@ -203,7 +235,8 @@ pub(crate) fn read(
     }
     let tb = tb.clone();
     let pos = *pos;
-    let (mut reading, done) = within(Reading::default(), waiter, move |job| {
+    let choosing = choosing.clone();
+    let (mut reading, _) = within(Reading::default(), waiter, move |job| {
         // A root outside the tables whose moves all lead into them (the last placement of a
         // set without placing tables) is theirs once every move is read.
         let value = tb.probe_any(&pos);
@@ -222,27 +255,63 @@ pub(crate) fn read(
             job.update(|r| r.moves.push((m, p)));
         }
         job.update(|r| r.complete = true);
-        if narrow && choice != TableChoice::Search {
-            // The keeping moves in the generator's order, as the choice has always ranked them.
-            let best = moves.iter().map(|(_, p)| p.wdl.real()).max();
-            let legal = pos.legal_moves();
-            let keep: Vec<Move> = legal
-                .iter()
-                .copied()
-                .filter(|m| {
-                    moves
+        if !choosing.narrow || choosing.choice == TableChoice::Search {
+            return;
+        }
+        // The keeping moves in the generator's order, as the choice has always ranked them.
+        let best = moves.iter().map(|(_, p)| p.wdl.real()).max();
+        let legal = pos.legal_moves();
+        let keep: Vec<Move> = legal
+            .iter()
+            .copied()
+            .filter(|m| {
+                moves
+                    .iter()
+                    .any(|(k, p)| k == m && Some(p.wdl.real()) == best)
+            })
+            .collect();
+        match choosing.choice {
+            TableChoice::Expected => {
+                // Against a lost opponent every keeping move scores 1: the fastest win is
+                // the moving phase's choice, the search's in the placing phase.
+                if best == Some(Wdl::Win) || keep.len() < 2 {
+                    return;
+                }
+                let judge = Judge::new(&tb, choosing.net.as_deref(), choosing.model);
+                for depth in 1..=choosing.model.depth {
+                    let Some(narrowed) =
+                        narrow_by_expected(&judge, &pos, &keep, depth, &job.cancel)
+                    else {
+                        return;
+                    };
+                    job.update(|r| r.narrowed = Some(narrowed));
+                }
+            }
+            TableChoice::Sector => {
+                if best != Some(Wdl::Draw) || keep.len() < 2 {
+                    return;
+                }
+                let ranks: Option<Vec<f64>> = keep
+                    .iter()
+                    .map(|&m| fallible::sector_rank(&tb, &pos, m))
+                    .collect();
+                if let Some(ranks) = ranks {
+                    let top = ranks.iter().copied().fold(f64::MIN, f64::max);
+                    let narrowed = keep
                         .iter()
-                        .any(|(k, p)| k == m && Some(p.wdl.real()) == best)
-                })
-                .collect();
-            let narrowed = narrow_by_choice(&tb, &pos, keep, choice, &job.cancel);
-            job.update(|r| r.narrowed = narrowed);
+                        .zip(&ranks)
+                        .filter(|&(_, &r)| r >= top)
+                        .map(|(&m, _)| m)
+                        .collect();
+                    job.update(|r| r.narrowed = Some(narrowed));
+                }
+            }
+            _ => {
+                let narrowed = narrow_by_choice(&tb, &pos, keep, choosing.choice, &job.cancel);
+                job.update(|r| r.narrowed = narrowed);
+            }
         }
     });
-    if !done {
-        reading.complete = false;
-        reading.narrowed = None;
-    }
     // Read in any order, the moves are kept in the generator's, as `probe_root` gives them:
     // among equal values the engine's first choice does not depend on what was read first.
     let legal = pos.legal_moves();
@@ -250,6 +319,41 @@ pub(crate) fn read(
         .moves
         .sort_by_key(|(m, _)| legal.iter().position(|l| l == m));
     reading
+}
+
+/// Expected scores this close count as equal: the model is no finer than that, and the search
+/// then chooses among them by its evaluation.
+const EXPECTED_TIE: f64 = 1e-3;
+
+/// Keeps, of `keep`, the moves with the best expected score against the model searching
+/// `depth` plies; `None` when stopped or where a reply leads outside the tables.
+fn narrow_by_expected(
+    judge: &Judge,
+    pos: &Position,
+    keep: &[Move],
+    depth: u8,
+    cancel: &AtomicBool,
+) -> Option<Vec<Move>> {
+    let scores: Vec<f64> = keep
+        .iter()
+        .map(|&m| judge.expected_after(pos, m, depth, cancel))
+        .collect::<Option<_>>()?;
+    let top = scores.iter().copied().fold(f64::MIN, f64::max);
+    log::debug!(
+        "expected scores at depth {depth}: {}",
+        keep.iter()
+            .zip(&scores)
+            .map(|(m, s)| format!("{m} {s:.3}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    Some(
+        keep.iter()
+            .zip(&scores)
+            .filter(|&(_, &s)| s >= top - EXPECTED_TIE)
+            .map(|(&m, _)| m)
+            .collect(),
+    )
 }
 
 /// Keeps, of `keep` (moves that all keep the root's value), those the choice ranks best, from
@@ -384,6 +488,13 @@ pub(crate) fn restrict_moving(
     let best = by_value.iter().find(|(_, p)| p.value == target);
     let keep: Vec<Move> = match (wanted, best) {
         (_, None) => Vec::new(),
+        // A loss narrowed by the opponent model: the slowest of the moves that give a
+        // fallible opponent the best chances to go wrong.
+        (Wdl::Loss, Some(&(m, _))) if ultra_strong && reading.narrowed.is_some() => {
+            let n = reading.narrowed.as_ref().expect("just checked");
+            let slowest = by_value.iter().find(|(k, _)| n.contains(k));
+            vec![slowest.map_or(m, |&(k, _)| k)]
+        }
         (Wdl::Win | Wdl::Loss, Some(&(m, _))) => vec![m],
         (_, Some(&(m, _))) if !ultra_strong => vec![m],
         _ => by_value

@@ -278,3 +278,140 @@ fn table_choices_keep_the_value_and_rank_the_opponents_replies() {
     assert!(narrowed >= 5, "{narrowed}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// With `TableChoice expected` the engine's placement keeps the value and has the best
+/// expected score against the opponent model (within the model's tie); with `sector`, it keeps
+/// the value and leads into the sub-space Malom's ranking puts first.
+#[test]
+fn expected_and_sector_choices_keep_the_value_and_follow_their_ranking() {
+    use millstone::engine::{Engine, TableChoice};
+    use millstone::fallible::{self, Judge, OpponentModel};
+    use millstone::search::Limits;
+    use millstone::tablebase::Wdl;
+    use millstone::Game;
+    use rand::{Rng, SeedableRng};
+    use std::sync::atomic::AtomicBool;
+    let rules = Rules::default();
+    let dir = tables(rules, "expected");
+    let tb = Tablebase::open(&dir).unwrap();
+    let net = millstone::nnue::builtin(rules.variant);
+    let sectors: Vec<Sector> = Sector::all(rules, MATERIAL)
+        .into_iter()
+        .filter(|s| s.slots() > 1000)
+        .collect();
+    let never = AtomicBool::new(false);
+    let mut chose = [0u32; 2];
+    for (k, choice) in [TableChoice::Expected, TableChoice::Sector]
+        .into_iter()
+        .enumerate()
+    {
+        let mut engine = Engine::with_hash_mb(8);
+        engine.set_table_path(dir.to_str(), rules).unwrap();
+        engine.wait_for_tables();
+        engine.set_table_choice(choice);
+        let mut rng = rand::rngs::StdRng::seed_from_u64(13);
+        for i in 0..40 {
+            let s = sectors[i % sectors.len()];
+            let (pos, _) = placing::position_of_slot(s, rng.gen_range(0..s.slots()) as u32);
+            let root = tb.probe_root(&pos).expect("covered");
+            let value = root.probe.wdl.real();
+            let keeping: Vec<_> = root
+                .moves
+                .iter()
+                .filter(|(_, p)| p.wdl.real() == value)
+                .map(|&(m, _)| m)
+                .collect();
+            // No clock: the reads and the model's searches always finish.
+            let limits = Limits {
+                depth: Some(2),
+                ..Limits::default()
+            };
+            let best = engine
+                .search(&Game::new(pos), &limits, Box::new(|_| {}))
+                .best
+                .expect("a move");
+            assert!(
+                keeping.contains(&best),
+                "{choice:?} {pos}: {best} gives the value away"
+            );
+            let ranks: Vec<f64> = match choice {
+                TableChoice::Expected if value != Wdl::Win && keeping.len() > 1 => {
+                    let judge = Judge::new(&tb, net.as_deref(), OpponentModel::default());
+                    let depth = OpponentModel::DEFAULT_DEPTH;
+                    keeping
+                        .iter()
+                        .map(|&m| judge.expected_after(&pos, m, depth, &never).unwrap())
+                        .collect()
+                }
+                TableChoice::Sector if value == Wdl::Draw && keeping.len() > 1 => keeping
+                    .iter()
+                    .map(|&m| fallible::sector_rank(&tb, &pos, m).unwrap())
+                    .collect(),
+                _ => continue,
+            };
+            let top = ranks.iter().copied().fold(f64::MIN, f64::max);
+            let mine = ranks[keeping.iter().position(|&m| m == best).unwrap()];
+            assert!(
+                mine >= top - 1e-3,
+                "{choice:?} {pos}: {best} ranks {mine} below {top} ({keeping:?} {ranks:?})"
+            );
+            chose[k] += ranks.iter().any(|&r| r < top - 1e-3) as u32;
+        }
+    }
+    // Each choice had moves to tell apart in some positions, or the test shows nothing.
+    assert!(chose.iter().all(|&c| c >= 3), "{chose:?}");
+    // The moving phase, random positions of up to four pieces a side: the move keeps the value
+    // (a win the fastest, a loss one of the model's best, a draw one of the drawing moves).
+    let mut engine = Engine::with_hash_mb(8);
+    engine.set_table_path(dir.to_str(), rules).unwrap();
+    engine.wait_for_tables();
+    engine.set_table_choice(TableChoice::Expected);
+    let mut rng = rand::rngs::StdRng::seed_from_u64(17);
+    let mut values = std::collections::HashSet::new();
+    let mut tried = 0;
+    while tried < 60 {
+        let mut points: Vec<u32> = (0..24).collect();
+        let (w, b) = (rng.gen_range(3..=4), rng.gen_range(3..=4));
+        let mut set = |n: usize| {
+            (0..n).fold(0u32, |acc, _| {
+                let i = rng.gen_range(0..points.len());
+                acc | 1 << points.swap_remove(i)
+            })
+        };
+        let (white, black) = (set(w), set(b));
+        let side = if rng.gen_bool(0.5) {
+            millstone::Color::White
+        } else {
+            millstone::Color::Black
+        };
+        let Ok(pos) = Position::from_sets(rules, white, black, 0, 0, side) else {
+            continue;
+        };
+        let Some(root) = tb.probe_root(&pos) else {
+            continue;
+        };
+        if pos.outcome().is_some() {
+            continue;
+        }
+        tried += 1;
+        let limits = Limits {
+            depth: Some(2),
+            ..Limits::default()
+        };
+        let best = engine
+            .search(&Game::new(pos), &limits, Box::new(|_| {}))
+            .best
+            .expect("a move");
+        let (_, p) = root.moves.iter().find(|(m, _)| *m == best).unwrap();
+        assert_eq!(p.wdl.real(), root.probe.wdl.real(), "{pos}: {best}");
+        if root.probe.wdl.real() == Wdl::Win {
+            assert_eq!(
+                p.value, root.probe.value,
+                "{pos}: {best} is not the fastest win"
+            );
+        }
+        values.insert(root.probe.wdl.real());
+    }
+    assert_eq!(values.len(), 3, "{values:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

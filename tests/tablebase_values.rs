@@ -101,6 +101,53 @@ fn values_come_from_the_tables_and_say_why_when_they_cannot() {
     };
     assert_eq!(l, expected(&tb, &pos_after.to_fen()));
 
+    // `values expected`: the same moves and values, each with the expected score the library's
+    // opponent model gives it (the engine's built-in network evaluating), best value first and
+    // the higher expectation first within one.
+    e.send(&format!("position fen {placing_fen}"));
+    e.send("values expected");
+    let mut l = e.until("values ");
+    let last = l.pop().unwrap();
+    let plain = expected(&tb, placing_fen);
+    assert_eq!(last, format!("values {} moves", plain.len()));
+    let pos = Position::from_fen(placing_fen, Rules::default()).unwrap();
+    let net = millstone::nnue::builtin(millstone::Variant::Nine);
+    let judge = millstone::fallible::Judge::new(
+        &tb,
+        net.as_deref(),
+        millstone::fallible::OpponentModel::default(),
+    );
+    let never = std::sync::atomic::AtomicBool::new(false);
+    let mut previous: Option<(String, f64)> = None;
+    for line in &l {
+        let (head, e_str) = line.split_once(" expected ").expect("an expected score");
+        assert!(plain.contains(&head.to_string()), "{line}");
+        let e: f64 = e_str.parse().unwrap();
+        let m = *pos
+            .legal_moves()
+            .iter()
+            .find(|m| head.split(' ').nth(1) == Some(&m.to_string()))
+            .unwrap();
+        let want = judge
+            .expected_after(
+                &pos,
+                m,
+                millstone::fallible::OpponentModel::DEFAULT_DEPTH,
+                &never,
+            )
+            .unwrap();
+        assert!((e - want).abs() < 0.0006, "{line}: {want}");
+        let word = head.split(' ').nth(2).unwrap().to_string();
+        if let Some((w, pe)) = &previous {
+            assert!(*w != word || *pe >= e, "{l:?}");
+        }
+        previous = Some((word, e));
+    }
+    e.send("values expected please");
+    let l = e.until("info string error");
+    assert!(l.last().unwrap().contains("values"), "{l:?}");
+    e.send(&format!("position fen {moving_fen} moves a7-d7"));
+
     // Bad input is one error line, and the engine goes on answering.
     e.send("values everything");
     let l = e.until("info string error");

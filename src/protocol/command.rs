@@ -152,8 +152,12 @@ pub enum Command {
     Perft(u32),
     /// `bench [depth]` (clamped to 1..=[`MAX_BENCH_DEPTH`]).
     Bench(Option<i32>),
-    /// `values`: every legal move's exact result from the endgame tables (for hints).
-    Values,
+    /// `values [expected]`: every legal move's exact result from the endgame tables (for
+    /// hints); with `expected`, also its expected score against the fallible opponent model.
+    Values {
+        /// Whether each move also gets its expected score (`values expected`).
+        expected: bool,
+    },
 }
 
 /// Why a line is not a valid command.
@@ -495,7 +499,14 @@ pub fn parse(line: &str) -> Result<Option<Command>, CommandError> {
         "quit" => no_args("quit", args, Command::Quit),
         "d" => no_args("d", args, Command::Display),
         "eval" => no_args("eval", args, Command::Eval),
-        "values" => no_args("values", args, Command::Values),
+        "values" => match args {
+            [] => Ok(Command::Values { expected: false }),
+            ["expected"] => Ok(Command::Values { expected: true }),
+            [t, ..] => Err(CommandError::Unexpected {
+                command: "values",
+                token: t.to_string(),
+            }),
+        },
         "debug" => match args {
             ["on"] => Ok(Command::Debug(true)),
             ["off"] => Ok(Command::Debug(false)),

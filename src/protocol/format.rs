@@ -200,6 +200,33 @@ pub fn values(moves: &[(Move, crate::tablebase::Probe)]) -> Vec<String> {
     out
 }
 
+/// The answer to `values expected`: as [`values`], each line followed by ` expected <E>`, the
+/// move's expected score (1 a win, ½ a draw, 0 a loss) against the fallible opponent model,
+/// three decimals; a move whose replies leave the tables has none. Among moves of one value
+/// the higher expected score comes first.
+pub fn values_expected(
+    moves: &[(Move, crate::tablebase::Probe)],
+    expected: &[Option<f64>],
+) -> Vec<String> {
+    let mut order: Vec<usize> = (0..moves.len()).collect();
+    // Stable: the tables' order (best value first) stays between values.
+    order.sort_by(|&a, &b| {
+        let key = |i: usize| moves[i].1.wdl.real();
+        key(b).cmp(&key(a)).then_with(|| {
+            let e = |i: usize| expected[i].unwrap_or(-1.0);
+            e(b).total_cmp(&e(a))
+        })
+    });
+    let sorted: Vec<(Move, crate::tablebase::Probe)> = order.iter().map(|&i| moves[i]).collect();
+    let mut out = values(&sorted);
+    for (line, &i) in out.iter_mut().zip(&order) {
+        if let Some(e) = expected[i] {
+            write!(line, " expected {e:.3}").unwrap();
+        }
+    }
+    out
+}
+
 /// The answer to `values` where no table values the moves: `values none <why>`.
 pub fn values_none(why: &str) -> String {
     format!("values none {why}")

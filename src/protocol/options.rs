@@ -51,7 +51,7 @@ pub struct Spec {
 }
 
 /// Every option, in the order `uci` announces them.
-pub const TABLE: [Spec; 20] = [
+pub const TABLE: [Spec; 21] = [
     Spec {
         name: "Hash",
         kind: Kind::Spin {
@@ -135,6 +135,14 @@ pub const TABLE: [Spec; 20] = [
         },
     },
     Spec {
+        name: "UltraStrongOpponent",
+        kind: Kind::Spin {
+            default: crate::fallible::OpponentModel::DEFAULT_DEPTH as i64,
+            min: 1,
+            max: crate::fallible::OpponentModel::MAX_DEPTH as i64,
+        },
+    },
+    Spec {
         name: "Ponder",
         kind: Kind::Check { default: false },
     },
@@ -207,6 +215,8 @@ pub enum Setting {
     UltraStrong(bool),
     /// How the moves that keep a table's value are narrowed before the search picks one.
     TableChoice(crate::engine::TableChoice),
+    /// The depth of the fallible opponent's search that `TableChoice expected` plays against.
+    UltraStrongOpponent(u8),
     /// Whether the GUI may send `go ponder` (announced; pondering works either way).
     Ponder(bool),
     /// Strength level 0..=20.
@@ -351,6 +361,7 @@ impl Options {
                     "UCI_Elo" => Setting::Elo(v as i32),
                     "Skill Seed" => Setting::SkillSeed(v as u64),
                     "SolveHash" => Setting::SolveHash(v as usize),
+                    "UltraStrongOpponent" => Setting::UltraStrongOpponent(v as u8),
                     other => unreachable!("spin option {other} has no setting"),
                 })
             }

@@ -24,6 +24,7 @@ use super::reader::Input;
 use crate::bench;
 use crate::datadir;
 use crate::engine::Engine;
+use crate::fallible::Judge;
 use crate::game::Game;
 use crate::moves::Move;
 use crate::perft;
@@ -291,7 +292,7 @@ impl Session {
                 let net = self.engine.network(pos.variant());
                 self.out.lines(&format::eval(pos, net.as_deref()))
             }
-            Command::Values => self.values(),
+            Command::Values { expected } => self.values(expected),
             Command::Perft(depth) => {
                 self.refuse_while_searching("perft")?;
                 let mut pos = *self.game.position();
@@ -350,6 +351,7 @@ impl Session {
             Setting::SolveHash(mb) => self.engine.set_solve_hash_mb(mb),
             Setting::UltraStrong(on) => self.engine.set_ultra_strong(on),
             Setting::TableChoice(c) => self.engine.set_table_choice(c),
+            Setting::UltraStrongOpponent(d) => self.engine.set_opponent_depth(d),
             Setting::UseNnue(on) => {
                 // The table keeps each node's static evaluation: another evaluator's would
                 // mislead the pruning.
@@ -593,13 +595,29 @@ impl Session {
     }
 
     /// `values`: every legal move's result from the tables, or why there is none. Reads the
-    /// tables only (no search), so it is answered at once, also while a search runs.
-    fn values(&self) {
+    /// tables only, so it is answered at once, also while a search runs; `expected` adds the
+    /// opponent model's shallow searches (milliseconds at its default depth).
+    fn values(&self, expected: bool) {
         let pos = self.game.position();
         let line = if self.game.outcome().is_some() {
             format::values_none("gameover")
         } else if let Some(tb) = self.engine.tablebase() {
             match tb.probe_root(pos) {
+                Some(root) if expected => {
+                    let net = self.engine.network(pos.variant());
+                    let judge = Judge::new(tb, net.as_deref(), self.engine.opponent_model());
+                    let depth = self.engine.opponent_model().depth;
+                    let never = AtomicBool::new(false);
+                    // A move whose replies leave the tables has no expected score.
+                    let scores: Vec<Option<f64>> = root
+                        .moves
+                        .iter()
+                        .map(|&(m, _)| judge.expected_after(pos, m, depth, &never))
+                        .collect();
+                    return self
+                        .out
+                        .lines(&format::values_expected(&root.moves, &scores));
+                }
                 Some(root) => return self.out.lines(&format::values(&root.moves)),
                 None if self.engine.tables_loading() => format::values_none("loading"),
                 None => format::values_none("uncovered"),

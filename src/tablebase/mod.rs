@@ -677,6 +677,21 @@ impl Tablebase {
             .all(|&s| self.inner.placing_present[placing_key(s)])
     }
 
+    /// The counts of wins, draws and losses for the side to move among the positions of the
+    /// table that holds `pos` (its sub-space or placing sector; wins and losses the 100-ply
+    /// rule spoils count as draws), from the file's header; `None` where no table holds it.
+    pub fn sector_counts(&self, pos: &Position) -> Option<[u64; 3]> {
+        if pos.is_moving_phase() {
+            let us = pos.side_to_move();
+            let (own, opp) = (pos.pieces(us).count(), pos.pieces(us.other()).count());
+            let s = self.table(pos.rules(), own as u8, opp as u8)?.stats();
+            Some([s.wins, s.draws + s.spoilt_wins + s.spoilt_losses, s.losses])
+        } else {
+            let s = self.placing_table(placing::sector_of(pos)?)?.header().stats;
+            Some([s.wins, s.draws, s.losses])
+        }
+    }
+
     /// The file of a placing sector, opened on first use; `None` if missing or damaged.
     pub fn placing_table(&self, s: Sector) -> Option<&PlacingFile> {
         self.inner.placing_file(s)
