@@ -113,7 +113,7 @@ impl Engine {
             solve_hash_mb: DEFAULT_SOLVE_HASH_MB,
             rules: Rules::default(),
             ultra_strong: true,
-            table_choice: TableChoice::Search,
+            table_choice: TableChoice::default(),
             opponent: OpponentModel::default(),
             skill: Skill::full(),
             pondering: Arc::new(AtomicBool::new(false)),

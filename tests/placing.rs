@@ -361,7 +361,7 @@ fn expected_and_sector_choices_keep_the_value_and_follow_their_ranking() {
     // Each choice had moves to tell apart in some positions, or the test shows nothing.
     assert!(chose.iter().all(|&c| c >= 3), "{chose:?}");
     // The moving phase, random positions of up to four pieces a side: the move keeps the value
-    // (a win the fastest, a loss one of the model's best, a draw one of the drawing moves).
+    // (a win the fastest, a loss the slowest, a draw one of the drawing moves).
     let mut engine = Engine::with_hash_mb(8);
     engine.set_table_path(dir.to_str(), rules).unwrap();
     engine.wait_for_tables();
@@ -404,10 +404,10 @@ fn expected_and_sector_choices_keep_the_value_and_follow_their_ranking() {
             .expect("a move");
         let (_, p) = root.moves.iter().find(|(m, _)| *m == best).unwrap();
         assert_eq!(p.wdl.real(), root.probe.wdl.real(), "{pos}: {best}");
-        if root.probe.wdl.real() == Wdl::Win {
+        if root.probe.wdl.real() != Wdl::Draw {
             assert_eq!(
                 p.value, root.probe.value,
-                "{pos}: {best} is not the fastest win"
+                "{pos}: {best} is not the fastest win or the slowest loss"
             );
         }
         values.insert(root.probe.wdl.real());
