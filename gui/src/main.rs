@@ -199,15 +199,21 @@ async fn main() {
         Some(u) => match remote::parse_url(u) {
             Ok(base) => {
                 let r = Arc::new(remote::RemoteTables::new(base));
-                // Said once at the start; a server that is down now may be up by the first
-                // hint, so this is no reason to stop.
-                match r.describe().await {
-                    Ok(what) => log::info!("exact values from the table server {}: {what}", r.url()),
-                    Err(e) => log::warn!(
-                        "the table server {} does not answer ({e}); hints are estimates until it does",
-                        r.url()
-                    ),
-                }
+                // Said once at the start, beside it: a server that is down (or slow) now may
+                // be up by the first hint, so this is no reason to stop or to wait.
+                let about = r.clone();
+                tokio::spawn(async move {
+                    match about.describe().await {
+                        Ok(what) => log::info!(
+                            "exact values from the table server {}: {what}",
+                            about.url()
+                        ),
+                        Err(e) => log::warn!(
+                            "the table server {} does not answer ({e}); hints are estimates until it does",
+                            about.url()
+                        ),
+                    }
+                });
                 Some(r)
             }
             Err(e) => {
