@@ -7,8 +7,10 @@ Pure Python (``urllib`` and ``json``): no dependency, and the calls block as the
 
 from __future__ import annotations
 
+import http.client
 import json
 import socket
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -70,7 +72,7 @@ class RemoteTablebase:
         req = urllib.request.Request(target, headers={"Accept": "application/json"})
         try:
             with urllib.request.urlopen(req, timeout=self.timeout) as resp:
-                body = resp.read(_MAX_BODY + 1)
+                body = self._read(resp)
         except urllib.error.HTTPError as e:
             if e.code == 404 and path == "/api/v1/position":
                 return None
@@ -84,12 +86,31 @@ class RemoteTablebase:
             if isinstance(reason, (socket.timeout, TimeoutError)):
                 reason = f"no answer within {self.timeout:g} s"
             raise TablebaseServerError(f"cannot reach the table server {self.url}: {reason}") from None
+        except http.client.HTTPException as e:
+            # Not HTTP at all, or an answer cut short.
+            raise TablebaseServerError(f"{self.url}: not an HTTP answer ({type(e).__name__}: {e})") from None
         if len(body) > _MAX_BODY:
             raise TablebaseServerError(f"{self.url}: an answer over {_MAX_BODY} bytes")
         try:
             return json.loads(body.decode("utf-8"))
         except ValueError:
             raise TablebaseServerError(f"{self.url}: the answer is not JSON: {body[:60]!r}") from None
+
+    def _read(self, resp: Any) -> bytes:
+        """The body, within ``timeout`` in all: the socket's timeout bounds each read, so a
+        server that trickles a byte at a time would otherwise hold the call for ever."""
+        deadline = time.monotonic() + self.timeout
+        chunks: list[bytes] = []
+        size = 0
+        while size <= _MAX_BODY:
+            chunk = resp.read1(65536) if hasattr(resp, "read1") else resp.read(65536)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+            if time.monotonic() > deadline:
+                raise TimeoutError()
+        return b"".join(chunks)
 
     def _answer(self, position: Any) -> Optional[dict[str, Any]]:
         """The server's answer for the position, or None where it has no tables of its rules."""

@@ -157,6 +157,59 @@ def test_silent_server_times_out():
         s.close()
 
 
+def test_trickling_server_times_out():
+    # Headers at once, then the body a byte at a time: every read is quick, the whole is not.
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    s.listen(8)
+    stop = threading.Event()
+
+    def trickle():
+        conn, _ = s.accept()
+        conn.recv(4096)
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n")
+        # At most 5 s, so that a client without a deadline fails (the answer cut short)
+        # instead of hanging the suite.
+        for _ in range(100):
+            if stop.is_set():
+                break
+            try:
+                conn.sendall(b" ")
+            except OSError:
+                break
+            time.sleep(0.05)
+        conn.close()
+
+    threading.Thread(target=trickle, daemon=True).start()
+    try:
+        t = time.monotonic()
+        with pytest.raises(TablebaseServerError, match="no answer within 0.5 s"):
+            Tablebase(url=f"http://127.0.0.1:{s.getsockname()[1]}", timeout=0.5)
+        assert time.monotonic() - t < 3
+    finally:
+        stop.set()
+        s.close()
+
+
+def test_not_http_is_a_clear_error():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    s.listen(8)
+
+    def babble():
+        conn, _ = s.accept()
+        conn.recv(4096)
+        conn.sendall(b"SSH-2.0-OpenSSH_9.6\r\nhello\r\n\r\n")
+        conn.close()
+
+    threading.Thread(target=babble, daemon=True).start()
+    try:
+        with pytest.raises(TablebaseServerError, match="not an HTTP answer"):
+            Tablebase(url=f"http://127.0.0.1:{s.getsockname()[1]}", timeout=5)
+    finally:
+        s.close()
+
+
 class _Garbage(http.server.BaseHTTPRequestHandler):
     """A valid /api/v1/info, and garbage for positions."""
 
