@@ -1,6 +1,7 @@
 //! `mill-gui --tables-url`: the hints and the review's proofs from a real `mill-serve` equal
 //! those from the same tables given to the engine (`--tables`), position by position and mark
-//! by mark; and a table server that is down, silent or talks garbage leaves the page working
+//! by mark; and a table server that is down, silent, talks garbage or not HTTP, or sends too
+//! much leaves the page working
 //! without exact values (the reason said, the search's estimates), within the client's timeout
 //! once and at once after that.
 
@@ -350,12 +351,28 @@ fn fake_server(what: &'static str) -> String {
                     let mut s = s;
                     let mut buf = [0u8; 4096];
                     let _ = s.read(&mut buf);
-                    let body = "{\"category\": \"win\", \"moves\": [{\"move\": \"<script>\"";
-                    let _ = write!(
-                        s,
-                        "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-                        body.len()
-                    );
+                    let _ = match what {
+                        // Not HTTP at all.
+                        "babble" => s.write_all(b"SSH-2.0-OpenSSH_9.6\r\nhello\r\n\r\n"),
+                        // A body far over any answer's size.
+                        "huge" => {
+                            let n = 3 << 20;
+                            write!(
+                                s,
+                                "HTTP/1.1 200 OK\r\nContent-Length: {n}\r\nConnection: close\r\n\r\n{}",
+                                " ".repeat(n)
+                            )
+                        }
+                        _ => {
+                            let body =
+                                "{\"category\": \"win\", \"moves\": [{\"move\": \"<script>\"";
+                            write!(
+                                s,
+                                "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                                body.len()
+                            )
+                        }
+                    };
                 }
             }
         }
@@ -377,6 +394,8 @@ async fn a_dead_silent_or_garbage_server_leaves_the_page_working() {
         ("dead", dead_url()),
         ("silent", fake_server("silent")),
         ("garbage", fake_server("garbage")),
+        ("babble", fake_server("babble")),
+        ("huge", fake_server("huge")),
     ] {
         let s = Server::with_millstone(&["--tables-url", &url]);
         let mut ws = connect(&s).await;
