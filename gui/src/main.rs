@@ -40,7 +40,8 @@ struct Cli {
     tables: Option<PathBuf>,
     /// A table server (`mill-serve`, docs/server.md), `http://host:port`: the exact values of
     /// the hints and the review come from it instead of the engine's tables, so no table files
-    /// are needed here. The engine itself plays without them (unless --tables).
+    /// are needed here. The engine's own play is not changed by it (it uses --tables, or its
+    /// data directory's tables, if any).
     #[arg(long, value_name = "URL")]
     tables_url: Option<String>,
     /// Opening book of `mill-tb book`, given to the engine as BookPath, with --tables (without
