@@ -4,6 +4,7 @@
 mod engine;
 mod puzzles;
 mod records;
+mod remote;
 mod session;
 mod validate;
 
@@ -37,6 +38,12 @@ struct Cli {
     /// the engine uses its data directory's, see `mill-tb setup`).
     #[arg(long, value_name = "DIR")]
     tables: Option<PathBuf>,
+    /// A table server (`mill-serve`, docs/server.md), `http://host:port`: the exact values of
+    /// the hints and the review come from it instead of the engine's tables, so no table files
+    /// are needed here. The engine's own play is not changed by it (it uses --tables, or its
+    /// data directory's tables, if any).
+    #[arg(long, value_name = "URL")]
+    tables_url: Option<String>,
     /// Opening book of `mill-tb book`, given to the engine as BookPath, with --tables (without
     /// both, the engine uses its data directory's tables and book, if any).
     #[arg(long, value_name = "FILE")]
@@ -189,6 +196,34 @@ async fn main() {
         },
         None => None,
     };
+    let tables_url = match &cli.tables_url {
+        Some(u) => match remote::parse_url(u) {
+            Ok(base) => {
+                let r = Arc::new(remote::RemoteTables::new(base));
+                // Said once at the start, beside it: a server that is down (or slow) now may
+                // be up by the first hint, so this is no reason to stop or to wait.
+                let about = r.clone();
+                tokio::spawn(async move {
+                    match about.describe().await {
+                        Ok(what) => log::info!(
+                            "exact values from the table server {}: {what}",
+                            about.url()
+                        ),
+                        Err(e) => log::warn!(
+                            "the table server {} does not answer ({e}); hints are estimates until it does",
+                            about.url()
+                        ),
+                    }
+                });
+                Some(r)
+            }
+            Err(e) => {
+                eprintln!("mill-gui: --tables-url {e}");
+                std::process::exit(2);
+            }
+        },
+        None => None,
+    };
     let max = cli.max_engines.max(1);
     let app = Arc::new(App {
         cfg: Arc::new(Config {
@@ -197,6 +232,7 @@ async fn main() {
             book,
             max_engines: max,
             puzzles,
+            tables_url,
         }),
         slots: Arc::new(Semaphore::new(max)),
     });

@@ -671,28 +671,10 @@ async fn browser_plays_and_analyses() {
 
 // ---------- hints, proofs, getting ready, keyboard and phone ----------
 
-use millstone::tablebase::{file_name, placing, plan, solve_pair, Table, Tablebase, Wdl};
+use common::small_tables;
+use millstone::tablebase::{Tablebase, Wdl};
 use millstone::{Position, Rules};
 use std::collections::HashMap;
-
-/// Small tables of nine: the moving phase up to 8 pieces, the placing sectors up to 8 pieces
-/// of material (seconds to make).
-fn small_tables() -> PathBuf {
-    let rules = Rules::default();
-    let dir = std::env::temp_dir().join(format!("mill-gui-tables-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let mut solved: HashMap<(u8, u8), Table> = HashMap::new();
-    for job in plan(rules, 8, rules.variant.pieces()) {
-        let (ts, _) = solve_pair(rules, job.w, job.b, &solved, &mut |_| {}).unwrap();
-        for t in ts {
-            t.write(&dir.join(file_name(rules, t.w, t.b))).unwrap();
-            solved.insert((t.w, t.b), t);
-        }
-    }
-    placing::generate(&dir, rules, 8, |_| {}).unwrap();
-    dir
-}
 
 /// Four placements left: two each in hand, two each on the board.
 const PLACING_FEN: &str = "W../.../.../B....B/.../W../... w 2 2 0 8";

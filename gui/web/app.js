@@ -570,7 +570,7 @@ function renderHintsNote() {
     n.appendChild(document.createTextNode(" " + t("hints_exact_text", { side })));
   } else {
     const got = lines.filter((l) => l && l.source === "analysis").length;
-    const WHY = { loading: "why_loading", notables: "why_notables", unsupported: "why_unsupported" };
+    const WHY = { loading: "why_loading", notables: "why_notables", unsupported: "why_unsupported", server: "why_server" };
     const why = t(WHY[H.why] || "why_uncovered");
     const depth = lines[0] && lines[0].depth ? t("depth_n", { n: lines[0].depth }) : "";
     if (got) {

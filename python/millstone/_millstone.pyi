@@ -139,7 +139,10 @@ class Engine:
         """Keys: move, ponder, score, mate, wdl, pv, depth, nodes."""
 
 class Tablebase:
-    """Exact values from the tables of ``mill-tb generate``."""
+    """Exact values from the tables of ``mill-tb generate``. ``millstone.Tablebase`` wraps it
+    and also takes ``url="http://host:port"`` (and ``timeout``): the same calls answered by a
+    table server (``millstone.remote.RemoteTablebase``), raising
+    ``millstone.TablebaseServerError`` when the server fails."""
 
     def __init__(self, dir: str) -> None: ...
     def count(self, variant: str = "nine", flying: bool = True) -> tuple[int, int]: ...

@@ -126,11 +126,15 @@ fn python_package_pytest() {
         assert!(ok, "mill-tb generate failed:\n{out}");
     }
     let millstone = bin_dir().join("millstone");
-    assert!(
-        millstone.exists(),
-        "{} is missing: run `cargo test --workspace` (it builds every program)",
-        millstone.display()
-    );
+    // The table server, for `Tablebase(url=...)` (package millstone-server).
+    let mill_serve = bin_dir().join("mill-serve");
+    for program in [&millstone, &mill_serve] {
+        assert!(
+            program.exists(),
+            "{} is missing: run `cargo test --workspace` (it builds every program)",
+            program.display()
+        );
+    }
 
     let status = Command::new(&vpy)
         .current_dir(&root)
@@ -146,6 +150,7 @@ fn python_package_pytest() {
         .env("MILLSTONE_BIN", &millstone)
         .env("MILL_TB", TB)
         .env("MILLSTONE_TABLES", &tables)
+        .env("MILL_SERVE", &mill_serve)
         .status()
         .expect("run pytest");
     assert!(status.success(), "the Python package's pytest suite failed");

@@ -1,7 +1,8 @@
 //! Hints: the value of every legal move of the position on the board, for the page to draw.
 //!
 //! Exact values come from the engine's `values` (protocol.md): the endgame tables, in the
-//! moving phase and, where they exist, the placing phase. Where no table values the position,
+//! moving phase and, where they exist, the placing phase; or, with `--tables-url`, from a
+//! table server (`crate::remote`). Where no table values the position,
 //! the hints are the search's scores of every move (MultiPV over all legal moves), which the
 //! page labels as estimates.
 
@@ -77,30 +78,42 @@ impl Session {
         if !self.hints_on || self.pos.gameover || self.pos.legal.is_empty() {
             return Ok(());
         }
-        if self.values_unsupported {
-            self.hints = Some(Values::None("unsupported".into()));
-            return Ok(());
-        }
-        let answers = self.eng()?.sync(&["values".to_string()]).await?;
-        let v = parse_values(&answers);
+        let fen = self.pos.fen.clone();
+        let v = self.exact_values(&fen).await?;
         if let Values::Exact(m) = &v {
-            // The engine's list must be the legal moves, or the values are not of this position.
+            // The list must be the legal moves, or the values are not of this position.
             let mut a: Vec<&str> = m.iter().map(|x| x.mv.as_str()).collect();
             let mut b: Vec<&str> = self.pos.legal.iter().map(|x| x.as_str()).collect();
             a.sort_unstable();
             b.sort_unstable();
             if a != b {
-                log::warn!("values: the engine's moves are not the legal moves; ignored");
+                log::warn!("values: the moves valued are not the legal moves; ignored");
                 self.hints = Some(Values::None("uncovered".into()));
                 return Ok(());
             }
         }
+        self.hints = Some(v);
+        Ok(())
+    }
+
+    /// Every legal move's exact value in the position the engine is set to (whose string is
+    /// `fen`), from where `--tables-url` says: the table server, else the engine's `values`
+    /// (its own tables). The one place that asks for exact values: hints and review go
+    /// through it, so both sources give the page the same thing.
+    pub(super) async fn exact_values(&mut self, fen: &str) -> Res<Values> {
+        if let Some(remote) = self.cfg.tables_url.clone() {
+            return Ok(remote.values(fen, &self.variant, self.flying).await);
+        }
+        if self.values_unsupported {
+            return Ok(Values::None("unsupported".into()));
+        }
+        let answers = self.eng()?.sync(&["values".to_string()]).await?;
+        let v = parse_values(&answers);
         if v == Values::None("unsupported".into()) {
             log::info!("the engine has no `values`: hints are the search's estimates");
             self.values_unsupported = true;
         }
-        self.hints = Some(v);
-        Ok(())
+        Ok(v)
     }
 
     /// Whether the hints need the search's scores of every move (no table values them).

@@ -33,7 +33,7 @@ macro_rules! bad {
 
 mod analysis;
 mod clock;
-mod hints;
+pub(crate) mod hints;
 mod link;
 mod options;
 mod play;
@@ -60,6 +60,9 @@ pub struct Config {
     pub max_engines: usize,
     /// The puzzles of `--puzzles` (checked at start).
     pub puzzles: Option<Arc<Vec<crate::puzzles::Puzzle>>>,
+    /// The table server of `--tables-url`: the exact values of hints and review come from it
+    /// instead of the engine.
+    pub tables_url: Option<Arc<crate::remote::RemoteTables>>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

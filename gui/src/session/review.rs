@@ -3,7 +3,7 @@
 //! position's exact result or lost it ("kept" / "lost"); the search's inaccuracy, mistake and
 //! blunder marks are given only where nothing is proven.
 
-use super::hints::{parse_values, MoveValue, Values};
+use super::hints::{MoveValue, Values};
 use super::{strip_error, Mark, Res, Review, Search, Session};
 use std::time::Instant;
 
@@ -70,16 +70,18 @@ impl Session {
             return bad!("e_review_refused", "review: {why}", why = strip_error(a));
         }
         // Where the tables value every move, the review proves instead of judging.
-        if index < self.moves.len() && !self.values_unsupported {
-            let answers = self.eng()?.sync(&["values".to_string()]).await?;
-            match parse_values(&answers) {
-                Values::Exact(m) => {
+        if index < self.moves.len() {
+            // A table server is asked by position string; the engine, set to it, knows it.
+            let fen = match self.cfg.tables_url {
+                Some(_) => self.eng()?.query("fen").await?.ok(),
+                None => Some(String::new()),
+            };
+            if let Some(fen) = fen {
+                if let Values::Exact(m) = self.exact_values(&fen).await? {
                     if let Some(r) = self.review.as_mut() {
                         r.values[index] = Some(m);
                     }
                 }
-                Values::None(why) if why == "unsupported" => self.values_unsupported = true,
-                Values::None(_) => {}
             }
         }
         self.last_info = None;

@@ -228,3 +228,29 @@ kill $pid
     std::fs::write(&path, script).unwrap();
     path.to_string_lossy().into_owned()
 }
+
+/// Small tables of nine: the moving phase up to 8 pieces, the placing sectors up to 8 pieces
+/// of material (seconds to make), once per test binary.
+pub fn small_tables() -> PathBuf {
+    use millstone::tablebase::{file_name, placing, plan, solve_pair, Table};
+    use millstone::Rules;
+    use std::collections::HashMap;
+    static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        let rules = Rules::default();
+        let dir = std::env::temp_dir().join(format!("mill-gui-tables-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut solved: HashMap<(u8, u8), Table> = HashMap::new();
+        for job in plan(rules, 8, rules.variant.pieces()) {
+            let (ts, _) = solve_pair(rules, job.w, job.b, &solved, &mut |_| {}).unwrap();
+            for t in ts {
+                t.write(&dir.join(file_name(rules, t.w, t.b))).unwrap();
+                solved.insert((t.w, t.b), t);
+            }
+        }
+        placing::generate(&dir, rules, 8, |_| {}).unwrap();
+        dir
+    })
+    .clone()
+}
