@@ -515,7 +515,7 @@ impl Tablebase {
 
     /// [`Tablebase::preload`], and then, on its thread (if one is needed: a set with big
     /// files), the placing phase's files of `rules` are opened (header and block index) and
-    /// the small ones of the first plies read ahead, the hot part of the placing tables; then
+    /// the small ones of the first plies kept in memory, the hot part of the placing tables; then
     /// `on_done` gets a line that says what was done and how long it took.
     pub fn preload_then(
         &self,
@@ -556,13 +556,15 @@ impl Tablebase {
                 }
                 inner.preloading.store(false, Ordering::Release);
                 let moving = start.elapsed();
-                let (sectors, ahead) = me.warm_placing(rules);
-                let line = format!(
+                let (sectors, ahead, locked) = me.warm_placing(rules);
+                let line =
+                    format!(
                     "endgame tables ready: {} big files of {rules} checked in {:.1}s; {sectors} \
-                     placing sectors opened, {:.1} MB of the first plies read ahead, in {:.1}s",
+                     placing sectors opened, {:.1} MB of the first plies {}, in {:.1}s",
                     later.len(),
                     moving.as_secs_f64(),
                     ahead as f64 / 1e6,
+                    if locked { "locked in memory" } else { "read ahead" },
                     (start.elapsed() - moving).as_secs_f64()
                 );
                 log::info!("{line}");
@@ -579,13 +581,17 @@ impl Tablebase {
     }
 
     /// Opens every placing sector file of `rules` (its header and block index are read and
-    /// checked) and asks the kernel to read ahead those of the first plies whose files are
-    /// small ([`WARM_PLACING_BYTES`] in all): every game passes through them. Returns the
-    /// sectors opened and the bytes read ahead.
-    fn warm_placing(&self, rules: Rules) -> (usize, u64) {
+    /// checked) and keeps those of the first plies whose files are small
+    /// ([`WARM_PLACING_BYTES`] in all) in memory: every game passes through them, but each
+    /// only for a moment, so a kernel that pages out what was idle for a minute (Linux's
+    /// DAMON reclaim on virtual machines; any kernel under memory pressure) would make each
+    /// game's first table moves wait for the disk. They are locked (`mlock`) where the
+    /// process may lock that much, else read ahead. Returns the sectors opened, the bytes
+    /// kept, and whether they are locked.
+    fn warm_placing(&self, rules: Rules) -> (usize, u64, bool) {
         let mut sectors = Sector::all(rules, 2 * rules.variant.pieces());
         sectors.sort_by_key(|s| s.ply);
-        let (mut opened, mut ahead) = (0, 0u64);
+        let (mut opened, mut ahead, mut locked) = (0, 0u64, true);
         for s in sectors {
             let Some(f) = self.placing_table(s) else {
                 continue;
@@ -593,10 +599,18 @@ impl Tablebase {
             opened += 1;
             if ahead + f.header().file_len <= WARM_PLACING_BYTES {
                 ahead += f.header().file_len;
-                f.read_ahead();
+                if locked {
+                    if let Err(e) = f.lock_in_memory() {
+                        log::debug!("placing tables not locked in memory ({e}): read ahead");
+                        locked = false;
+                    }
+                }
+                if !locked {
+                    f.read_ahead();
+                }
             }
         }
-        (opened, ahead)
+        (opened, ahead, locked && ahead > 0)
     }
 
     /// Whether a [`Tablebase::preload`] is still opening files (they miss until it is done).

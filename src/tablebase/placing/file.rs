@@ -531,6 +531,12 @@ impl PlacingFile {
         let _ = self.map.advise(memmap2::Advice::WillNeed);
     }
 
+    /// Reads the whole file into memory and keeps it there (`mlock`) for as long as it is
+    /// open; an error where the process may not lock that much (`RLIMIT_MEMLOCK`).
+    pub fn lock_in_memory(&self) -> std::io::Result<()> {
+        self.map.lock()
+    }
+
     /// Asks the kernel to read ahead, without waiting, the block that holds `slot`.
     pub fn prefetch(&self, slot: u32) {
         let span = self.block_span(slot);
