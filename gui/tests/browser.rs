@@ -1066,6 +1066,21 @@ async fn traps(c: &Client, s: &Server, tb: &Tablebase) -> R<()> {
     // Taller, so that the legend under the board is in the picture.
     c.set_window_size(1280, 1000).await.map_err(err)?;
     screenshot(c, "hints-traps").await;
+    // On a phone the legend wraps under the board.
+    c.set_window_size(390, 844).await.map_err(err)?;
+    screenshot(c, "hints-traps-phone").await;
+    let over = c
+        .execute(
+            "const w = document.documentElement.clientWidth; return [...document.querySelectorAll('#hints-note, #hints-note *')].filter(e => e.getBoundingClientRect().right > w).length;",
+            vec![],
+        )
+        .await
+        .map_err(err)?;
+    if over != json!(0) {
+        return Err(format!(
+            "the hints line overflows a phone's width ({over} parts)"
+        ));
+    }
     c.set_window_size(1280, 900).await.map_err(err)?;
     c.execute(
         "document.dispatchEvent(new KeyboardEvent('keydown', {key: 'Escape'}))",

@@ -518,7 +518,8 @@ function moveValues() {
       // The server decides what a trap is (its threshold); the page only shows it.
       if (m.trap === true && m.result === "draw" && v.expected !== undefined) {
         v.trap = trapPercent(v.expected);
-        v.text = "=" + v.trap + "%";
+        // The amber says "draw": the label's room goes to the percentage.
+        v.text = v.trap + "%";
       }
       out[m.move] = v;
     }
