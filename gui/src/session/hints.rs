@@ -36,6 +36,11 @@ pub struct MoveValue {
 /// every draw with a faint chance would drown the few that matter.
 pub const TRAP_EXPECTED: f64 = 0.55;
 
+/// How long `values expected` may take: the model searches every reply of every move, half a
+/// second for 3 against 3 flying (56 moves of 56 replies each) on a quiet machine, so a busy
+/// one may pass the plain answer's limit without being hung.
+const EXPECTED_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+
 /// What the engine said to `values`.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Values {
@@ -135,7 +140,10 @@ impl Session {
         }
         let mut v = Values::None("unsupported".into());
         if expected && !self.expected_unsupported {
-            let answers = self.eng()?.sync(&["values expected".to_string()]).await?;
+            let answers = self
+                .eng()?
+                .sync_within(&["values expected".to_string()], EXPECTED_TIMEOUT)
+                .await?;
             v = parse_values(&answers);
             if v == Values::None("unsupported".into()) {
                 // An engine older than `values expected` refuses the argument (`values:
