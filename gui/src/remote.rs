@@ -136,6 +136,8 @@ pub fn values_of_answer(body: &[u8]) -> Result<Values, String> {
             mv: m.mv,
             result: result.to_string(),
             plies,
+            expected: None,
+            trap: false,
         });
     }
     if moves.is_empty() {

@@ -849,6 +849,249 @@ async fn hints_from_tables(c: &Client, s: &Server, tb: &Tablebase) -> R<()> {
     Ok(())
 }
 
+/// The expected score from which the page marks a draw as a trap (the server's
+/// `TRAP_EXPECTED`, repeated: a test that took it from the code under test could not catch a
+/// change of it).
+const TRAP_EXPECTED: f64 = 0.55;
+
+/// Every move of a covered position with its value and its expected score as the engine's
+/// `values expected` prints it (three decimals), from the library: the tables' root probe and
+/// the fallible-opponent model the engine uses (its built-in network, the default depth).
+fn expected_scores(tb: &Tablebase, pos: &Position) -> Option<Vec<(String, Wdl, Option<f64>)>> {
+    use millstone::fallible::{Judge, OpponentModel};
+    let root = tb.probe_root(pos)?;
+    let net = millstone::nnue::builtin(pos.variant());
+    let model = OpponentModel::default();
+    let judge = Judge::new(tb, net.as_deref(), model);
+    let never = std::sync::atomic::AtomicBool::new(false);
+    Some(
+        root.moves
+            .iter()
+            .map(|&(m, p)| {
+                let e = judge.expected_after(pos, m, model.depth, &never);
+                let e = e.map(|e| format!("{e:.3}").parse::<f64>().unwrap());
+                (m.to_string(), p.wdl, e)
+            })
+            .collect(),
+    )
+}
+
+/// For each point (`key` picks the point of a move), the trap the page must mark there, in
+/// percent: its best move's, where that is a draw at or above the threshold. The best of a
+/// point's moves is the best value, and among draws the highest expected score.
+fn expected_traps(
+    moves: &[(String, Wdl, Option<f64>)],
+    key: impl Fn(&str) -> Option<String>,
+) -> HashMap<String, Option<i64>> {
+    let mut best: HashMap<String, (f64, Option<i64>)> = HashMap::new();
+    for (m, w, e) in moves {
+        let Some(k) = key(m) else { continue };
+        let rank = match w.real() {
+            Wdl::Win => 1e6,
+            Wdl::Loss => -1e6,
+            _ => e.unwrap_or(0.5) - 0.5,
+        };
+        let trap = match (w.real(), e) {
+            (Wdl::Draw, Some(e)) if *e >= TRAP_EXPECTED => {
+                Some((((e - 0.5) * 2.0) * 100.0).round() as i64)
+            }
+            _ => None,
+        };
+        let b = best.entry(k).or_insert((f64::MIN, None));
+        if rank > b.0 {
+            *b = (rank, trap);
+        }
+    }
+    best.into_iter().map(|(k, (_, t))| (k, t)).collect()
+}
+
+/// A moving-phase position of the small tables, White to move, where one piece has both a
+/// drawing move that sets a trap and a quiet drawing move, no moves' score near the threshold
+/// (where rounding could tip it), found by scanning boards of a fixed pseudo-random sequence.
+fn trap_position(tb: &Tablebase) -> Option<(String, String)> {
+    let points: Vec<usize> = (0..24).collect();
+    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    for _ in 0..4000 {
+        let (w, b) = [(3, 3), (4, 3), (3, 4), (4, 4)][(next() % 4) as usize];
+        let mut free = points.clone();
+        let mut board = ['.'; 24];
+        for c in std::iter::repeat_n('W', w).chain(std::iter::repeat_n('B', b)) {
+            let i = free.remove((next() % free.len() as u64) as usize);
+            board[i] = c;
+        }
+        let f: String = board.iter().collect();
+        let ranks = [
+            &f[0..3],
+            &f[3..6],
+            &f[6..9],
+            &f[9..15],
+            &f[15..18],
+            &f[18..21],
+            &f[21..24],
+        ];
+        let fen = format!("{} w 0 0 0 20", ranks.join("/"));
+        let Ok(pos) = Position::from_fen(&fen, Rules::default()) else {
+            continue;
+        };
+        let Some(moves) = expected_scores(tb, &pos) else {
+            continue;
+        };
+        if moves
+            .iter()
+            .any(|(_, _, e)| e.is_some_and(|e| (e - TRAP_EXPECTED).abs() < 0.003))
+        {
+            continue;
+        }
+        let draws = |from: &str, trap: bool| {
+            moves.iter().any(|(m, w, e)| {
+                m.starts_with(&format!("{from}-"))
+                    && !m.contains('x')
+                    && w.real() == Wdl::Draw
+                    && e.is_some_and(|e| (e >= TRAP_EXPECTED) == trap)
+            })
+        };
+        let piece = moves
+            .iter()
+            .filter_map(|(m, _, _)| m.split_once('-').map(|(a, _)| a.to_string()))
+            .find(|from| draws(from, true) && draws(from, false));
+        if let Some(piece) = piece {
+            return Some((fen, piece));
+        }
+    }
+    None
+}
+
+/// The traps drawn: point -> percent shown.
+async fn traps_drawn(c: &Client) -> R<HashMap<String, Option<i64>>> {
+    let v = c
+        .execute(
+            "const o = {}; for (const h of document.querySelectorAll('#board [data-hint]')) o[h.dataset.hint] = h.dataset.trap === undefined ? null : Number(h.dataset.trap); return o;",
+            vec![],
+        )
+        .await
+        .map_err(err)?;
+    serde_json::from_value(v).map_err(err)
+}
+
+async fn wait_traps(c: &Client, want: &HashMap<String, Option<i64>>, what: &str) -> R<()> {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let got = traps_drawn(c).await?;
+        if &got == want {
+            return Ok(());
+        }
+        if Instant::now() > deadline {
+            return Err(format!(
+                "{what}: traps drawn {got:?}, the model says {want:?}"
+            ));
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Hints on a drawn position with a trap: the draws whose expected score reaches the threshold
+/// are marked with the chance the opponent errs, the other draws are not; the picked piece's
+/// targets likewise, one move each; the legend, the tooltip and the ARIA label name the trap.
+async fn traps(c: &Client, s: &Server, tb: &Tablebase) -> R<()> {
+    let Some((fen, piece)) = trap_position(tb) else {
+        return Err("no position with a trap among the small tables".into());
+    };
+    let pos = Position::from_fen(&fen, Rules::default()).map_err(err)?;
+    let moves = expected_scores(tb, &pos).ok_or("not covered")?;
+    open(c, s).await?;
+    two_humans(c).await?;
+    set_fen(c, &fen).await?;
+    tab(c, "play").await?;
+    click_id(c, "hints-play").await?;
+    let from = |m: &str| m.split_once('-').map(|(a, _)| a.to_string());
+    wait_hints(c, &expected_hints(tb, &fen, from), "trap position").await?;
+    wait_traps(
+        c,
+        &expected_traps(&moves, from),
+        &format!("pieces of {fen}"),
+    )
+    .await?;
+    let legend: Vec<String> = serde_json::from_value(
+        c.execute(
+            "return [...document.querySelectorAll('#hints-note [data-legend]')].map(e => e.dataset.legend + ':' + e.textContent)",
+            vec![],
+        )
+        .await
+        .map_err(err)?,
+    )
+    .map_err(err)?;
+    if legend
+        != [
+            "win:wins",
+            "draw:draws",
+            "trap:draws, sets a trap",
+            "loss:loses",
+        ]
+    {
+        return Err(format!("legend: {legend:?}"));
+    }
+    click_point(c, &piece)
+        .await
+        .map_err(|e| format!("picking up {piece}: {e}"))?;
+    let prefix = format!("{piece}-");
+    let to = |m: &str| {
+        m.strip_prefix(&prefix)
+            .map(|t| t.split('x').next().unwrap().to_string())
+    };
+    let want = expected_traps(&moves, to);
+    wait_traps(c, &want, &format!("targets of {piece} in {fen}")).await?;
+    let (p, pct) = want
+        .iter()
+        .find_map(|(p, t)| t.map(|t| (p.clone(), t)))
+        .ok_or("no trap among the targets")?;
+    let (label, tip): (String, String) = serde_json::from_value(
+        c.execute(
+            "const h = document.querySelector(`[data-point=\"${arguments[0]}\"]`); return [h.getAttribute('aria-label'), h.querySelector('title').textContent];",
+            vec![json!(p)],
+        )
+        .await
+        .map_err(err)?,
+    )
+    .map_err(err)?;
+    let words = format!("draws, sets a trap: the opponent goes wrong {pct}% of the time");
+    if label != format!("{p}, empty, a target, {words}") || tip != format!("{p}: {words}") {
+        return Err(format!("trap at {p}: label '{label}', tooltip '{tip}'"));
+    }
+    // Taller, so that the legend under the board is in the picture.
+    c.set_window_size(1280, 1000).await.map_err(err)?;
+    screenshot(c, "hints-traps").await;
+    // On a phone the legend wraps under the board.
+    c.set_window_size(390, 844).await.map_err(err)?;
+    screenshot(c, "hints-traps-phone").await;
+    let over = c
+        .execute(
+            "const w = document.documentElement.clientWidth; return [...document.querySelectorAll('#hints-note, #hints-note *')].filter(e => e.getBoundingClientRect().right > w).length;",
+            vec![],
+        )
+        .await
+        .map_err(err)?;
+    if over != json!(0) {
+        return Err(format!(
+            "the hints line overflows a phone's width ({over} parts)"
+        ));
+    }
+    c.set_window_size(1280, 900).await.map_err(err)?;
+    c.execute(
+        "document.dispatchEvent(new KeyboardEvent('keydown', {key: 'Escape'}))",
+        vec![],
+    )
+    .await
+    .map_err(err)?;
+    click_id(c, "hints-play").await?;
+    Ok(())
+}
+
 /// Moves that keep the proven result from `pos` to a position (of the placing phase when
 /// `placing`) where some move changes it; that path and the losing move.
 fn find_loss(
@@ -1551,6 +1794,7 @@ async fn browser_hints_proofs_keyboard_phone() {
     let only = std::env::var("MILL_GUI_SCENARIOS").unwrap_or_default();
     for name in [
         "hints",
+        "traps",
         "review",
         "keyboard",
         "keyboard_game",
@@ -1566,6 +1810,7 @@ async fn browser_hints_proofs_keyboard_phone() {
         let t = Instant::now();
         let r = match name {
             "hints" => hints_from_tables(&c, &with_tables, &tb).await,
+            "traps" => traps(&c, &with_tables, &tb).await,
             "review" => review_with_proofs(&c, &with_tables, &tb).await,
             "keyboard" => keyboard_only(&c, &plain).await,
             "keyboard_game" => keyboard_game(&c, &plain).await,

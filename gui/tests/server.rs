@@ -511,3 +511,68 @@ async fn hints_without_tables_are_estimates_of_every_move() {
     let st = next_of(&mut ws, "state", 10).await;
     assert_eq!(st["hints"], Value::Null);
 }
+
+/// An engine from before `values expected` (it refuses the argument as such an engine does:
+/// `values: unexpected 'expected'`): the hints are still the tables' values, from plain
+/// `values`, with no expected scores and no traps.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hints_from_an_engine_without_values_expected() {
+    let dir = common::small_tables();
+    let engine = format!(
+        "sed -u 's/^values expected$/values expected too/' | exec {}",
+        common::program("millstone").display()
+    );
+    let s = Server::start(
+        &["--tables", dir.to_str().unwrap()],
+        &["bash".into(), "-c".into(), engine],
+    );
+    let mut ws = connect(&s).await;
+    next_of(&mut ws, "state", 10).await;
+    send(
+        &mut ws,
+        json!({"type": "set_players", "white": "human", "black": "human"}),
+    )
+    .await;
+    let fen = "W.W/.../.../B....B/.../W../..B w 0 0 0 20";
+    send(&mut ws, json!({"type": "set_fen", "fen": fen})).await;
+    send(&mut ws, json!({"type": "hints", "on": true})).await;
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let hints = loop {
+        assert!(Instant::now() < deadline, "no hints from the tables");
+        let st = next_of(&mut ws, "state", 20).await;
+        if st["hints"]["source"] == "tables" {
+            break st["hints"].clone();
+        }
+        assert_ne!(st["hints"]["source"], "search", "{st}");
+    };
+    let moves = hints["moves"].as_array().unwrap();
+    assert!(moves.len() > 10, "{hints}");
+    for m in moves {
+        assert!(
+            m.get("expected").is_none() && m.get("trap").is_none(),
+            "{m}"
+        );
+    }
+    // The same engine unwrapped gives the scores: the wrapper is what took them away.
+    let s = Server::with_millstone(&["--tables", dir.to_str().unwrap()]);
+    let mut ws = connect(&s).await;
+    next_of(&mut ws, "state", 10).await;
+    send(
+        &mut ws,
+        json!({"type": "set_players", "white": "human", "black": "human"}),
+    )
+    .await;
+    send(&mut ws, json!({"type": "set_fen", "fen": fen})).await;
+    send(&mut ws, json!({"type": "hints", "on": true})).await;
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        assert!(Instant::now() < deadline, "no hints from the tables");
+        let st = next_of(&mut ws, "state", 20).await;
+        if st["hints"]["source"] == "tables" {
+            let moves = st["hints"]["moves"].as_array().unwrap().clone();
+            assert!(moves.iter().all(|m| m["expected"].is_f64()), "{st}");
+            break;
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -491,11 +491,18 @@ function renderBoard() {
 
 // ---------- hints ----------
 
-// A value's order: a faster win first, a slower loss last; estimates by their score.
+// A value's order: a faster win first, a slower loss last; estimates by their score. Among
+// draws the likelier trap first, so a point that stands for several moves shows its best trap.
 function hintRank(v) {
   if (v.est !== undefined) return v.est;
   const d = v.plies || 0;
-  return v.result === "win" ? 1e6 - d : v.result === "loss" ? -1e6 + d : 0;
+  return v.result === "win" ? 1e6 - d : v.result === "loss" ? -1e6 + d : (v.expected ?? 0.5) - 0.5;
+}
+
+// How often the modelled opponent goes wrong after a trap, in percent: a draw's expected score
+// above ½ is all from the replies that lose, each worth 1 instead of ½.
+function trapPercent(expected) {
+  return Math.round(Math.min(1, Math.max(0, (expected - 0.5) * 2)) * 100);
 }
 
 // Every legal move's value, as the engine gave it: exact (tables) or estimated (search).
@@ -506,7 +513,15 @@ function moveValues() {
   if (H.source === "tables") {
     for (const m of H.moves) {
       const t = m.result === "win" ? "W" : m.result === "loss" ? "L" : "=";
-      out[m.move] = { result: m.result, plies: m.plies, source: "tables", text: t + (m.plies ? m.plies : "") };
+      const v = { result: m.result, plies: m.plies, source: "tables", text: t + (m.plies ? m.plies : "") };
+      if (typeof m.expected === "number") v.expected = m.expected;
+      // The server decides what a trap is (its threshold); the page only shows it.
+      if (m.trap === true && m.result === "draw" && v.expected !== undefined) {
+        v.trap = trapPercent(v.expected);
+        // The amber says "draw": the label's room goes to the percentage.
+        v.text = v.trap + "%";
+      }
+      out[m.move] = v;
     }
   } else if (H.source === "search") {
     for (const l of lines) {
@@ -537,7 +552,7 @@ function hintView(L) {
     return b;
   };
   const out = [];
-  const push = (p, kind, v) => { if (v) out.push({ p, kind, result: v.result, text: v.text, source: v.source }); };
+  const push = (p, kind, v) => { if (v) out.push({ p, kind, result: v.result, text: v.text, source: v.source, trap: v.trap }); };
   const group = (list, key) => {
     const g = {};
     for (const x of list) (g[key(x)] = g[key(x)] || []).push(x.tok);
@@ -568,6 +583,20 @@ function renderHintsNote() {
   if (H.source === "tables") {
     span("exact", t("hints_exact"));
     n.appendChild(document.createTextNode(" " + t("hints_exact_text", { side })));
+    // The trap's colour is new to the board: the legend names it, where the engine gives the
+    // scores that make traps (not a table server).
+    if (H.moves.some((m) => typeof m.expected === "number")) {
+      const lg = document.createElement("span");
+      lg.className = "hint-legend";
+      for (const [cls, key] of [["win", "a_wins"], ["draw", "a_draws"], ["trap", "legend_trap"], ["loss", "a_loses"]]) {
+        const e = document.createElement("span");
+        e.className = "legend-" + cls;
+        e.dataset.legend = cls;
+        e.textContent = t(key);
+        lg.appendChild(e);
+      }
+      n.appendChild(lg);
+    }
   } else {
     const got = lines.filter((l) => l && l.source === "analysis").length;
     const WHY = { loading: "why_loading", notables: "why_notables", unsupported: "why_unsupported", server: "why_server" };
@@ -595,7 +624,15 @@ function labelPoints(view) {
     if ((view.targets || []).includes(p)) label += ", " + t("a_target");
     if ((view.removable || []).includes(p)) label += ", " + t("a_removable");
     const h = board.hintAt && board.hintAt[p];
-    if (h) label += ", " + t(RESULT_WORD[h.result] || h.result);
+    let tip = p;
+    if (h) {
+      let word = t(RESULT_WORD[h.result] || h.result);
+      if (h.trap !== undefined) word += ", " + t("a_trap", { pct: h.trap });
+      label += ", " + word;
+      tip += ": " + word;
+    }
+    const title = hit.querySelector("title");
+    if (title) title.textContent = tip;
     hit.setAttribute("aria-label", label);
     hit.setAttribute("role", "button");
     hit.id = "pt-" + p;

@@ -195,10 +195,16 @@ export class Board {
       const [x, y] = this.xy(h.p);
       const g = el("g", { class: `hint hint-${h.result} hint-${h.kind}`, "data-hint": h.p, "data-result": h.result,
         "data-source": h.source }, this.gHints);
-      if (h.kind === "place" || h.kind === "target") el("circle", { cx: x, cy: y, r: 17, class: "hint-dot" }, g);
+      if (h.trap !== undefined) {
+        g.classList.add("hint-trap");
+        g.dataset.trap = String(h.trap);
+      }
+      // A trap's dot is larger: its label carries the percentage besides the draw's sign.
+      const trap = h.trap !== undefined;
+      if (h.kind === "place" || h.kind === "target") el("circle", { cx: x, cy: y, r: trap ? 21 : 17, class: "hint-dot" }, g);
       else el("circle", { cx: x, cy: y, r: 37, class: "hint-ring" }, g);
       if (h.text) {
-        const ty = h.kind === "place" || h.kind === "target" ? y + 6 : y + 52;
+        const ty = h.kind === "place" || h.kind === "target" ? y + (trap ? 5 : 6) : y + 52;
         el("text", { x, y: ty, class: "hint-text" }, g).textContent = h.text;
       }
     }

@@ -1,8 +1,9 @@
 //! Hints: the value of every legal move of the position on the board, for the page to draw.
 //!
-//! Exact values come from the engine's `values` (protocol.md): the endgame tables, in the
-//! moving phase and, where they exist, the placing phase; or, with `--tables-url`, from a
-//! table server (`crate::remote`). Where no table values the position,
+//! Exact values come from the engine's `values expected` (protocol.md): the endgame tables, in
+//! the moving phase and, where they exist, the placing phase, each move with its expected score
+//! against a fallible opponent (a draw well above ½ sets a trap); or, with `--tables-url`, from
+//! a table server (`crate::remote`), which knows no expected scores. Where no table values the position,
 //! the hints are the search's scores of every move (MultiPV over all legal moves), which the
 //! page labels as estimates.
 
@@ -20,7 +21,25 @@ pub struct MoveValue {
     pub result: String,
     /// Plies to the next mill under best play (a moving-phase win or loss).
     pub plies: Option<u64>,
+    /// The mover's expected score (0 to 1) against the engine's model of a fallible opponent;
+    /// none from an engine without `values expected` or a table server.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expected: Option<f64>,
+    /// A draw that sets a trap: its expected score is at least [`TRAP_EXPECTED`].
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub trap: bool,
 }
+
+/// The expected score from which a drawing move counts as a trap: ½ plus 0.05, i.e. the
+/// model's opponent goes wrong in at least one game of ten. Below that the edge is within the
+/// model's own uncertainty (its temperature and depth are guesses at a human), and marking
+/// every draw with a faint chance would drown the few that matter.
+pub const TRAP_EXPECTED: f64 = 0.55;
+
+/// How long `values expected` may take: the model searches every reply of every move, half a
+/// second for 3 against 3 flying (56 moves of 56 replies each) on a quiet machine, so a busy
+/// one may pass the plain answer's limit without being hung.
+const EXPECTED_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// What the engine said to `values`.
 #[derive(Debug, Clone, PartialEq)]
@@ -54,14 +73,24 @@ pub fn parse_values(lines: &[String]) -> Values {
             ["value", mv, result, rest @ ..]
                 if is_move_token(mv) && matches!(*result, "win" | "draw" | "loss") =>
             {
-                let plies = match rest {
-                    ["plies", n] => n.parse().ok(),
-                    _ => None,
-                };
+                let (mut plies, mut expected) = (None, None);
+                for kv in rest.chunks(2) {
+                    match kv {
+                        ["plies", n] => plies = n.parse().ok(),
+                        // An odd score is dropped: the move keeps its value, without a trap.
+                        ["expected", e] => {
+                            expected = e.parse::<f64>().ok().filter(|e| (0.0..=1.0).contains(e))
+                        }
+                        _ => {}
+                    }
+                }
+                let trap = *result == "draw" && expected.is_some_and(|e| e >= TRAP_EXPECTED);
                 moves.push(MoveValue {
                     mv: mv.to_string(),
                     result: result.to_string(),
                     plies,
+                    expected,
+                    trap,
                 });
             }
             _ if l.starts_with("info string error") => return Values::None("unsupported".into()),
@@ -79,7 +108,7 @@ impl Session {
             return Ok(());
         }
         let fen = self.pos.fen.clone();
-        let v = self.exact_values(&fen).await?;
+        let v = self.exact_values(&fen, true).await?;
         if let Values::Exact(m) = &v {
             // The list must be the legal moves, or the values are not of this position.
             let mut a: Vec<&str> = m.iter().map(|x| x.mv.as_str()).collect();
@@ -99,16 +128,35 @@ impl Session {
     /// Every legal move's exact value in the position the engine is set to (whose string is
     /// `fen`), from where `--tables-url` says: the table server, else the engine's `values`
     /// (its own tables). The one place that asks for exact values: hints and review go
-    /// through it, so both sources give the page the same thing.
-    pub(super) async fn exact_values(&mut self, fen: &str) -> Res<Values> {
+    /// through it, so both sources give the page the same thing. `expected` asks the engine
+    /// for the moves' expected scores too (the hints' traps; a review has no use for them and
+    /// would pay the model's searches at every ply).
+    pub(super) async fn exact_values(&mut self, fen: &str, expected: bool) -> Res<Values> {
         if let Some(remote) = self.cfg.tables_url.clone() {
             return Ok(remote.values(fen, &self.variant, self.flying).await);
         }
         if self.values_unsupported {
             return Ok(Values::None("unsupported".into()));
         }
-        let answers = self.eng()?.sync(&["values".to_string()]).await?;
-        let v = parse_values(&answers);
+        let mut v = Values::None("unsupported".into());
+        if expected && !self.expected_unsupported {
+            let answers = self
+                .eng()?
+                .sync_within(&["values expected".to_string()], EXPECTED_TIMEOUT)
+                .await?;
+            v = parse_values(&answers);
+            if v == Values::None("unsupported".into()) {
+                // An engine older than `values expected` refuses the argument (`values:
+                // unexpected 'expected'`): its plain `values` still holds the hints, without
+                // traps, and it is not asked the new way again.
+                log::info!("the engine has no `values expected`: hints show no traps");
+                self.expected_unsupported = true;
+            }
+        }
+        if v == Values::None("unsupported".into()) {
+            let answers = self.eng()?.sync(&["values".to_string()]).await?;
+            v = parse_values(&answers);
+        }
         if v == Values::None("unsupported".into()) {
             log::info!("the engine has no `values`: hints are the search's estimates");
             self.values_unsupported = true;
@@ -170,6 +218,82 @@ mod tests {
         assert_eq!(m[1].result, "draw");
         assert_eq!(m[1].plies, None);
         assert_eq!(m[2].result, "loss");
+    }
+
+    #[test]
+    fn expected_scores_mark_traps() {
+        let v = parse_values(&lines(&[
+            "value b2-d7xg1 win plies 1 expected 1.000",
+            "value d6 draw expected 0.732",
+            "value a1 draw expected 0.550",
+            "value a4 draw expected 0.549",
+            "value g7 draw",
+            "value a1-a4 loss plies 12 expected 0.061",
+            "values 6 moves",
+        ]));
+        let Values::Exact(m) = v else { panic!("{v:?}") };
+        let traps: Vec<&str> = m.iter().filter(|x| x.trap).map(|x| x.mv.as_str()).collect();
+        // A win's or a loss's score is no trap, however high: only draws set them.
+        assert_eq!(traps, ["d6", "a1"]);
+        assert_eq!(m[0].expected, Some(1.0));
+        assert_eq!(m[0].plies, Some(1));
+        assert_eq!(m[4].expected, None);
+        assert_eq!(m[5].plies, Some(12));
+        assert_eq!(m[5].expected, Some(0.061));
+        // The page gets the score and the mark only where there is one.
+        let j = serde_json::to_value(&m[1]).unwrap();
+        assert_eq!(
+            j,
+            json!({"move": "d6", "result": "draw", "plies": null, "expected": 0.732, "trap": true})
+        );
+        let j = serde_json::to_value(&m[4]).unwrap();
+        assert_eq!(j, json!({"move": "g7", "result": "draw", "plies": null}));
+    }
+
+    #[test]
+    fn odd_expected_scores_leave_the_values() {
+        let v = parse_values(&lines(&[
+            "value d6 draw expected 1.7",
+            "value a1 draw expected NaN",
+            "value a4 draw expected",
+            "value g7 draw expected 0.9x",
+            "value d7 draw expected -0.2 plies 3",
+            "value b6 draw plies 4 expected 0.8 junk",
+            "values 6 moves",
+        ]));
+        let Values::Exact(m) = v else { panic!("{v:?}") };
+        assert_eq!(m.len(), 6);
+        let with: Vec<(&str, Option<f64>, bool)> = m
+            .iter()
+            .map(|x| (x.mv.as_str(), x.expected, x.trap))
+            .collect();
+        assert_eq!(
+            with,
+            [
+                ("d6", None, false),
+                ("a1", None, false),
+                ("a4", None, false),
+                ("g7", None, false),
+                ("d7", None, false),
+                ("b6", Some(0.8), true),
+            ]
+        );
+        assert_eq!(m[4].plies, Some(3));
+    }
+
+    #[test]
+    fn an_engine_without_values_expected_is_unsupported_there() {
+        // What an engine from before `values expected` answers it: the session then asks plain
+        // `values`, whose answer holds the hints as before.
+        assert_eq!(
+            parse_values(&lines(&[
+                "info string error: values: unexpected 'expected'"
+            ])),
+            Values::None("unsupported".into())
+        );
+        let v = parse_values(&lines(&["value d6 draw", "values 1 moves"]));
+        let Values::Exact(m) = v else { panic!("{v:?}") };
+        assert!(m[0].expected.is_none() && !m[0].trap);
     }
 
     #[test]

@@ -292,6 +292,8 @@ pub struct Session {
     hints: Option<hints::Values>,
     /// The engine answered `values` with an error: it has no such command.
     values_unsupported: bool,
+    /// The engine refused `values expected` (it predates it): hints ask plain `values`.
+    expected_unsupported: bool,
     /// The Puzzles tab.
     puzzles: puzzles::Puzzles,
 }
@@ -337,6 +339,7 @@ impl Session {
             hints_on: false,
             hints: None,
             values_unsupported: false,
+            expected_unsupported: false,
             puzzles: puzzles::Puzzles::default(),
         }
     }

@@ -77,7 +77,7 @@ impl Session {
                 None => Some(String::new()),
             };
             if let Some(fen) = fen {
-                if let Values::Exact(m) = self.exact_values(&fen).await? {
+                if let Values::Exact(m) = self.exact_values(&fen, false).await? {
                     if let Some(r) = self.review.as_mut() {
                         r.values[index] = Some(m);
                     }
@@ -157,6 +157,8 @@ mod tests {
             mv: mv.into(),
             result: result.into(),
             plies: None,
+            expected: None,
+            trap: false,
         }
     }
 
