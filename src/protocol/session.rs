@@ -37,6 +37,10 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
+/// How long `values expected` spends on the opponent model before it answers with the scores
+/// it has (the moves in the tables' order, best value first, get theirs first).
+const VALUES_EXPECTED_BUDGET: Duration = Duration::from_millis(200);
+
 /// Whether the loop goes on.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Flow {
@@ -608,11 +612,19 @@ impl Session {
                     let judge = Judge::new(tb, net.as_deref(), self.engine.opponent_model());
                     let depth = self.engine.opponent_model().depth;
                     let never = AtomicBool::new(false);
-                    // A move whose replies leave the tables has no expected score.
+                    // A move whose replies leave the tables has no expected score, nor one
+                    // left when the budget is spent: the session answers nothing else
+                    // meanwhile, `stop` and `quit` included, and a flying endgame's 50 moves
+                    // of 50 replies each take half a second at depth 2.
+                    let start = std::time::Instant::now();
                     let scores: Vec<Option<f64>> = root
                         .moves
                         .iter()
-                        .map(|&(m, _)| judge.expected_after(pos, m, depth, &never))
+                        .map(|&(m, _)| {
+                            (start.elapsed() < VALUES_EXPECTED_BUDGET)
+                                .then(|| judge.expected_after(pos, m, depth, &never))
+                                .flatten()
+                        })
                         .collect();
                     return self
                         .out
