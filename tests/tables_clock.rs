@@ -47,6 +47,7 @@ fn positions(tb: &Tablebase, rules: Rules, n: usize, seed: u64) -> Vec<Position>
             distribution: Distribution::Uniform,
             seed,
             distances: false,
+            phase: sample::Phase::Any,
         },
     )
     .unwrap();

@@ -252,6 +252,7 @@ impl PyTablebase {
             distribution,
             seed,
             distances,
+            phase: sample::Phase::Any,
         };
         let samples = py
             .allow_threads(|| sample::sample(&self.inner, n, &opts))

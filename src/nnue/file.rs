@@ -92,6 +92,24 @@ pub fn to_bytes(net: &FloatNet, variant: Variant, description: &str) -> Vec<u8> 
     out
 }
 
+/// The float network whose quantization is `net` (each integer divided by its scale): the
+/// starting point of a fine-tune (`mill-train --init`), so that training goes on from a
+/// shipped network instead of from random weights. Quantizing it again gives the same weights.
+pub fn dequantize(net: &Network) -> FloatNet {
+    let f = |v: &[i16], scale: i32| v.iter().map(|&w| w as f32 / scale as f32).collect();
+    let b = |v: &[i32]| v.iter().map(|&w| w as f32 / (QA * QB) as f32).collect();
+    FloatNet {
+        ft_w: f(&net.ft_w, QA),
+        ft_b: f(&net.ft_b, QA),
+        l1_w: f(&net.l1_w, QB),
+        l1_b: b(&net.l1_b),
+        l2_w: f(&net.l2_w, QB),
+        l2_b: b(&net.l2_b),
+        out_w: f(&net.out_w, QB),
+        out_b: b(&net.out_b),
+    }
+}
+
 /// Reads little-endian values off the front of a slice.
 struct Reader<'a> {
     rest: &'a [u8],
@@ -217,6 +235,32 @@ mod tests {
             assert!(parse(&bytes[..n]).is_err(), "cut at {n}");
         }
         assert!(parse(b"").is_err());
+    }
+
+    /// Dequantizing a file's network and quantizing it again gives the same weights, so a
+    /// warm start begins exactly where the shipped network is; the built-in net included.
+    #[test]
+    fn dequantize_round_trips() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(3);
+        let f = FloatNet::random(&mut rng);
+        let bytes = to_bytes(&f, Variant::Nine, "d");
+        let net = parse(&bytes).unwrap();
+        assert_eq!(to_bytes(&dequantize(&net), Variant::Nine, "d"), bytes);
+        let nine = parse(NINE).unwrap();
+        let again = parse(&to_bytes(
+            &dequantize(&nine),
+            nine.variant,
+            &nine.description,
+        ))
+        .unwrap();
+        assert_eq!(again.checksum, nine.checksum);
+        // And the float logits are the integer ones within the quantization's error.
+        let pos = Position::new(Rules::default());
+        let q = nine.logits(&Accumulator::new(&nine, &pos), pos.side_to_move());
+        let r = dequantize(&nine).logits(&pos);
+        for k in 0..3 {
+            assert!((q[k] - r[k]).abs() < 0.05, "{q:?} against {r:?}");
+        }
     }
 
     /// The integer inference follows the float network within the quantization's error.

@@ -57,6 +57,42 @@ impl std::str::FromStr for Distribution {
     }
 }
 
+/// Which phase's positions to keep.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum Phase {
+    /// Both.
+    #[default]
+    Any,
+    /// Only positions with pieces in hand. A game of [`Distribution::Games`] stops where the
+    /// moving phase begins, so no time goes to the moving phase's probes; uniform picks
+    /// placing sectors only.
+    Placing,
+    /// Only positions without pieces in hand (games still play their placing phase through).
+    Moving,
+}
+
+impl Phase {
+    fn keeps(self, pos: &Position) -> bool {
+        match self {
+            Phase::Any => true,
+            Phase::Placing => !pos.is_moving_phase(),
+            Phase::Moving => pos.is_moving_phase(),
+        }
+    }
+}
+
+impl std::str::FromStr for Phase {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "any" => Ok(Phase::Any),
+            "placing" => Ok(Phase::Placing),
+            "moving" => Ok(Phase::Moving),
+            _ => Err(format!("unknown phase '{s}' (any, placing or moving)")),
+        }
+    }
+}
+
 /// One labelled position.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Sample {
@@ -192,6 +228,8 @@ pub struct SampleOptions {
     /// Also read the plies to the next mill of decided moving-phase positions (about 20 us
     /// each: it decodes a distance block).
     pub distances: bool,
+    /// Which phase's positions to keep.
+    pub phase: Phase,
 }
 
 /// `n` labelled positions. Fails when the tables do not cover what the distribution needs
@@ -253,8 +291,11 @@ fn games(
             if out.len() >= n || pos.outcome().is_some() || pos.rule50() >= 100 {
                 break;
             }
+            if opts.phase == Phase::Placing && pos.is_moving_phase() {
+                break;
+            }
             let moves = pos.legal_moves();
-            if ply >= opening {
+            if ply >= opening && opts.phase.keeps(&pos) {
                 let w = tb.wdl(&pos).ok_or_else(|| missing(&pos))?;
                 out.push(Sample::new(&pos, result_of(w), plies_of(tb, &pos, opts)));
             }
@@ -308,12 +349,18 @@ fn uniform(
     n: usize,
     rng: &mut StdRng,
 ) -> Result<Vec<Sample>, String> {
-    let (sectors, moving) = spaces(tb, opts.rules);
+    let (mut sectors, mut moving) = spaces(tb, opts.rules);
+    match opts.phase {
+        Phase::Any => {}
+        Phase::Placing => moving.clear(),
+        Phase::Moving => sectors.clear(),
+    }
     let total = sectors.len() + moving.len();
     if total == 0 {
         return Err(format!(
-            "no table of {} in {}",
+            "no table of {} ({:?} phase) in {}",
             opts.rules,
+            opts.phase,
             tb.dir().display()
         ));
     }

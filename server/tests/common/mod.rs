@@ -144,6 +144,7 @@ pub fn covered_positions(tb: &Tablebase, rules: Rules, n: usize, seed: u64) -> V
         distribution: Distribution::Uniform,
         seed,
         distances: false,
+        phase: millstone::tablebase::sample::Phase::Any,
     };
     let starts = sample(tb, n, &opts).unwrap();
     let mut rng = StdRng::seed_from_u64(seed);

@@ -196,6 +196,10 @@ enum Command {
         /// Also read the plies to the next mill of decided moving-phase positions (slower).
         #[arg(long)]
         distances: bool,
+        /// Keep only one phase's positions: any, placing or moving (games stop where the
+        /// moving phase begins with placing).
+        #[arg(long, default_value = "any")]
+        phase: millstone::tablebase::sample::Phase,
         /// bin (16-byte records, for mill-train and numpy) or text.
         #[arg(long, value_enum, default_value = "bin")]
         format: sample::Format,
@@ -531,6 +535,7 @@ fn run(command: Command) -> Result<(), String> {
             distribution,
             seed,
             distances,
+            phase,
             format,
             variant,
             no_flying,
@@ -543,6 +548,7 @@ fn run(command: Command) -> Result<(), String> {
                 distribution,
                 seed,
                 distances,
+                phase,
             },
             format,
         ),

@@ -24,6 +24,11 @@ struct Cli {
     /// hand-tuned evaluation on the samples, per phase.
     #[arg(long)]
     check: Option<PathBuf>,
+    /// Start from this network file (its weights dequantized) instead of random weights: a
+    /// fine-tune on more data goes on from what the network knows, in a fraction of a fresh
+    /// run's time. Its variant must be the samples'.
+    #[arg(long)]
+    init: Option<PathBuf>,
     /// Passes over the training samples.
     #[arg(long, default_value_t = 4)]
     epochs: usize,
@@ -122,6 +127,20 @@ fn run(cli: &Cli) -> Result<(), String> {
         seed: cli.seed,
         holdout: cli.holdout,
     };
+    let init = match &cli.init {
+        None => None,
+        Some(path) => {
+            let net = file::load(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            if net.variant != variant {
+                return Err(format!(
+                    "{} is a network of {}",
+                    path.display(),
+                    net.variant.name()
+                ));
+            }
+            Some(net)
+        }
+    };
     let n = samples.len();
     let (tr, va) = train::split(samples, &cfg);
     eprintln!(
@@ -131,18 +150,33 @@ fn run(cli: &Cli) -> Result<(), String> {
         variant.name(),
         start.elapsed().as_secs_f64()
     );
-    let net = train::train(&tr, &va, &cfg, |epoch, seen, held| {
+    let report = |epoch: usize, seen: &train::Metrics, held: &train::Metrics| {
         eprintln!(
             "epoch {epoch} ({:.0}s): training {}; held out {}",
             start.elapsed().as_secs_f64(),
             seen.summary(),
             held.summary()
         );
-    });
+    };
+    let (net, from) = match &init {
+        None => (train::train(&tr, &va, &cfg, report), String::new()),
+        Some(net) => {
+            let f = file::dequantize(net);
+            eprintln!(
+                "mill-train: starting from {:016x}: held out {}",
+                net.checksum,
+                train::evaluate(&f, &va).summary()
+            );
+            (
+                train::train_from(f, &tr, &va, &cfg, report),
+                format!("; from network {:016x}", net.checksum),
+            )
+        }
+    };
     let held = train::evaluate(&net, &va);
     let description = format!(
-        "mill-train {}: {n} samples from {}; seed {}, epochs {}, batch {}, lr {}, holdout {}; \
-         held out: {}; {:.0}s",
+        "mill-train {}: {n} samples from {}{from}; seed {}, epochs {}, batch {}, lr {}, \
+         holdout {}; held out: {}; {:.0}s",
         env!("CARGO_PKG_VERSION"),
         sources.join(", "),
         cfg.seed,

@@ -116,6 +116,7 @@ pub fn by_phase(
             distribution,
             seed,
             distances: false,
+            phase: sample::Phase::Any,
         };
         seed = seed.wrapping_add(1 << 32);
         for s in sample::sample(tb, batch, &opts)? {
