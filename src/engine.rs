@@ -15,10 +15,10 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Instant;
 
+use crate::fallible::OpponentModel;
 use crate::table_root::{self, solved_score, Waiter};
 use crate::tablebase::PRELOAD_SYNC_BYTES;
 
-use crate::fallible::OpponentModel;
 /// How the moves that keep a table's value are narrowed (the `TableChoice` option).
 pub use crate::table_root::TableChoice;
 
