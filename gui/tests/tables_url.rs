@@ -241,6 +241,7 @@ fn covered(tb: &Tablebase, n: usize, seed: u64) -> Vec<Position> {
         distribution: Distribution::Uniform,
         seed,
         distances: false,
+        phase: millstone::tablebase::sample::Phase::Any,
     };
     let mut rng = StdRng::seed_from_u64(seed);
     sample(tb, n, &opts)
