@@ -307,7 +307,7 @@ async fn full_game(c: &Client, s: &Server) -> R<()> {
             }
             illegal_tested = true;
         }
-        let best = r.best(&setup, 4);
+        let best = r.best(&setup, 6);
         let tok = legal
             .iter()
             .find(|m| m.contains('x'))
@@ -363,7 +363,8 @@ async fn full_game(c: &Client, s: &Server) -> R<()> {
     }
     if removals == 0 || slides == 0 || !illegal_tested {
         return Err(format!(
-            "the game lacked a removal ({removals}) or a slide ({slides}) or the illegal test"
+            "the game lacked a removal ({removals}) or a slide ({slides}) or the illegal test \
+             ({result} {reason} after {moves})"
         ));
     }
     screenshot(c, "game-over").await;
