@@ -570,7 +570,13 @@ async fn hints_from_an_engine_without_values_expected() {
         let st = next_of(&mut ws, "state", 20).await;
         if st["hints"]["source"] == "tables" {
             let moves = st["hints"]["moves"].as_array().unwrap().clone();
-            assert!(moves.iter().all(|m| m["expected"].is_f64()), "{st}");
+            // The best moves first: the engine scores them first, and those it has no time
+            // left for (its budget, protocol.md) come without a score.
+            assert!(moves[0]["expected"].is_f64(), "{st}");
+            assert!(
+                moves.iter().filter(|m| m["expected"].is_f64()).count() * 2 >= moves.len(),
+                "{st}"
+            );
             break;
         }
     }
