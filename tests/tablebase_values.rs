@@ -119,8 +119,13 @@ fn values_come_from_the_tables_and_say_why_when_they_cannot() {
     );
     let never = std::sync::atomic::AtomicBool::new(false);
     let mut previous: Option<(String, f64)> = None;
-    for line in &l {
-        let (head, e_str) = line.split_once(" expected ").expect("an expected score");
+    for (i, line) in l.iter().enumerate() {
+        // The engine gives the model 200 ms: on a loaded machine the last moves may go
+        // without a score, never the first.
+        let Some((head, e_str)) = line.split_once(" expected ") else {
+            assert!(i > 0 && plain.contains(line), "{line}");
+            continue;
+        };
         assert!(plain.contains(&head.to_string()), "{line}");
         let e: f64 = e_str.parse().unwrap();
         let m = *pos
