@@ -20,6 +20,21 @@ fn tables(rules: Rules, name: &str) -> PathBuf {
     small_tables::make(rules, MATERIAL, &format!("placing-{name}"))
 }
 
+/// An engine over the tables of `dir`, their files checked, with `choice` if given.
+fn engine_on(
+    dir: &Path,
+    rules: Rules,
+    choice: Option<millstone::engine::TableChoice>,
+) -> millstone::engine::Engine {
+    let mut engine = millstone::engine::Engine::with_hash_mb(8);
+    engine.set_table_path(dir.to_str(), rules).unwrap();
+    engine.wait_for_tables();
+    if let Some(c) = choice {
+        engine.set_table_choice(c);
+    }
+    engine
+}
+
 /// Every position of a sector with this much material at most is compared with the solver;
 /// of the bigger sectors, a random sample.
 const SOLVE_ALL: u8 = 6;
@@ -165,16 +180,13 @@ fn damaged_and_truncated_files_are_refused() {
 
 #[test]
 fn the_engine_plays_only_value_keeping_placements_at_one_millisecond() {
-    use millstone::engine::Engine;
     use millstone::search::{Limits, Score, TB_BOUND};
     use millstone::Game;
     use std::time::Duration;
     let rules = Rules::default();
     let dir = tables(rules, "engine");
     let tb = Tablebase::open(&dir).unwrap();
-    let mut engine = Engine::with_hash_mb(8);
-    engine.set_table_path(dir.to_str(), rules).unwrap();
-    engine.wait_for_tables();
+    let mut engine = engine_on(&dir, rules, None);
     let mut seen = std::collections::HashSet::new();
     // Random placing positions of the covered sectors: each move the engine picks at 1 ms
     // keeps the tables' value, and its score is the verdict (the solved convention).
@@ -211,7 +223,7 @@ fn the_engine_plays_only_value_keeping_placements_at_one_millisecond() {
 /// moves the choice ranks best, counted here from the tables' values one ply on.
 #[test]
 fn table_choices_keep_the_value_and_rank_the_opponents_replies() {
-    use millstone::engine::{Engine, TableChoice};
+    use millstone::engine::TableChoice;
     use millstone::search::Limits;
     use millstone::Game;
     use rand::{Rng, SeedableRng};
@@ -239,10 +251,7 @@ fn table_choices_keep_the_value_and_rank_the_opponents_replies() {
     };
     let mut narrowed = 0;
     for choice in [TableChoice::FewestKeeping, TableChoice::MostFailing] {
-        let mut engine = Engine::with_hash_mb(8);
-        engine.set_table_path(dir.to_str(), rules).unwrap();
-        engine.wait_for_tables();
-        engine.set_table_choice(choice);
+        let mut engine = engine_on(&dir, rules, Some(choice));
         let mut rng = rand::rngs::StdRng::seed_from_u64(9);
         for i in 0..40 {
             let s = sectors[i % sectors.len()];
@@ -284,7 +293,7 @@ fn table_choices_keep_the_value_and_rank_the_opponents_replies() {
 /// the value and leads into the sub-space Malom's ranking puts first.
 #[test]
 fn expected_and_sector_choices_keep_the_value_and_follow_their_ranking() {
-    use millstone::engine::{Engine, TableChoice};
+    use millstone::engine::TableChoice;
     use millstone::fallible::{self, Judge, OpponentModel};
     use millstone::search::Limits;
     use millstone::tablebase::Wdl;
@@ -305,10 +314,7 @@ fn expected_and_sector_choices_keep_the_value_and_follow_their_ranking() {
         .into_iter()
         .enumerate()
     {
-        let mut engine = Engine::with_hash_mb(8);
-        engine.set_table_path(dir.to_str(), rules).unwrap();
-        engine.wait_for_tables();
-        engine.set_table_choice(choice);
+        let mut engine = engine_on(&dir, rules, Some(choice));
         let mut rng = rand::rngs::StdRng::seed_from_u64(13);
         for i in 0..40 {
             let s = sectors[i % sectors.len()];
@@ -362,10 +368,7 @@ fn expected_and_sector_choices_keep_the_value_and_follow_their_ranking() {
     assert!(chose.iter().all(|&c| c >= 3), "{chose:?}");
     // The moving phase, random positions of up to four pieces a side: the move keeps the value
     // (a win the fastest, a loss the slowest, a draw one of the drawing moves).
-    let mut engine = Engine::with_hash_mb(8);
-    engine.set_table_path(dir.to_str(), rules).unwrap();
-    engine.wait_for_tables();
-    engine.set_table_choice(TableChoice::Expected);
+    let mut engine = engine_on(&dir, rules, Some(TableChoice::Expected));
     let mut rng = rand::rngs::StdRng::seed_from_u64(17);
     let mut values = std::collections::HashSet::new();
     let mut tried = 0;
