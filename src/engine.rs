@@ -691,7 +691,9 @@ fn run(
     let table_scores = reading
         .as_ref()
         .filter(|_| pos.is_moving_phase())
-        .and_then(|r| table_root::restrict_moving(r, pos, &mut limits, ctx.ultra_strong));
+        .and_then(|r| {
+            table_root::restrict_moving(r, pos, game.hashes(), &mut limits, ctx.ultra_strong)
+        });
     let placing_tables = reading
         .as_ref()
         .filter(|_| !pos.is_moving_phase())

@@ -472,9 +472,16 @@ fn avoid_known_losers(reading: &Reading, want: Wdl, pos: &Position, limits: &mut
 /// slowest loss, which the search could not find within the 100-ply rule's deadline, or the
 /// moves that keep a draw, for the search to choose the one that sets the most problems).
 /// Returns the table's score of each move read, or `None` where the tables do not decide.
+///
+/// `seen` holds the keys of the game's positions ([`Game::hashes`]): a won root cut short
+/// before its fastest move was read plays the fastest win read so far that repeats none of
+/// them. Left to the search, it chose among the wins its memory-only probes saw, which are the
+/// quiet moves within the same sub-space (the mill's children, in a smaller one, were the cold
+/// reads), and shuffled to threefold repetitions from won positions.
 pub(crate) fn restrict_moving(
     reading: &Reading,
     pos: &Position,
+    seen: &[u64],
     limits: &mut Limits,
     ultra_strong: bool,
 ) -> Option<Vec<(Move, i32)>> {
@@ -490,7 +497,19 @@ pub(crate) fn restrict_moving(
         (_, Some(root)) => (root.value, root.wdl.real()),
         _ => return None,
     };
-    let best = by_value.iter().find(|(_, p)| p.value == target);
+    let allowed = |m: &Move| limits.searchmoves.is_empty() || limits.searchmoves.contains(m);
+    let best = by_value
+        .iter()
+        .find(|(_, p)| p.value == target)
+        .or_else(|| {
+            (wanted == Wdl::Win)
+                .then(|| {
+                    by_value.iter().find(|(m, p)| {
+                        p.wdl == Wdl::Win && allowed(m) && !seen.contains(&pos.hash_after(*m))
+                    })
+                })
+                .flatten()
+        });
     let keep: Vec<Move> = match (wanted, best) {
         (_, None) => Vec::new(),
         (Wdl::Win | Wdl::Loss, Some(&(m, _))) => vec![m],
@@ -501,10 +520,7 @@ pub(crate) fn restrict_moving(
             .map(|&(m, _)| m)
             .collect(),
     };
-    let mut keep: Vec<Move> = keep
-        .into_iter()
-        .filter(|m| limits.searchmoves.is_empty() || limits.searchmoves.contains(m))
-        .collect();
+    let mut keep: Vec<Move> = keep.into_iter().filter(allowed).collect();
     if let (Some(n), Wdl::Draw, true) = (&reading.narrowed, wanted, ultra_strong) {
         let narrowed: Vec<Move> = keep.iter().copied().filter(|m| n.contains(m)).collect();
         if !narrowed.is_empty() {
@@ -602,4 +618,51 @@ pub(crate) fn line(tb: &Arc<Tablebase>, game: &Game, first: Move, waiter: &Waite
         }
     })
     .0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tablebase::Value;
+    use crate::Rules;
+
+    fn mv(pos: &Position, s: &str) -> Move {
+        let m: Move = s.parse().unwrap();
+        assert!(pos.legal_moves().contains(m), "{s}");
+        m
+    }
+
+    /// A won root read only in part, its fastest move (the mill) not yet: the fastest win read
+    /// so far is played, unless it repeats a position of the game; then the next fastest.
+    #[test]
+    fn a_won_root_cut_short_plays_the_fastest_win_read_that_repeats_nothing() {
+        let pos = Position::from_fen(
+            "WWW/B.W/WB./.WB.BB/W../.WB/BW. w 0 0 6 13",
+            Rules::default(),
+        )
+        .unwrap();
+        let win = |d| Probe::from_value(Value::Win(d), pos.rule50());
+        let slow = mv(&pos, "d2-b2");
+        let faster = mv(&pos, "b4-b2");
+        let reading = Reading {
+            value: Some(win(1)),
+            moves: vec![(slow, win(5)), (faster, win(3))],
+            ..Reading::default()
+        };
+        let mut limits = Limits::default();
+        let scores = restrict_moving(&reading, &pos, &[pos.hash()], &mut limits, true);
+        assert_eq!(limits.searchmoves, vec![faster]);
+        assert_eq!(scores.map(|s| s.len()), Some(2));
+
+        let mut limits = Limits::default();
+        let seen = [pos.hash_after(faster), pos.hash()];
+        restrict_moving(&reading, &pos, &seen, &mut limits, true);
+        assert_eq!(limits.searchmoves, vec![slow]);
+
+        // Every win read repeats: the search decides among all moves.
+        let mut limits = Limits::default();
+        let seen = [pos.hash_after(faster), pos.hash_after(slow)];
+        assert!(restrict_moving(&reading, &pos, &seen, &mut limits, true).is_none());
+        assert!(limits.searchmoves.is_empty());
+    }
 }
