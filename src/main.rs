@@ -61,6 +61,7 @@ fn print(lines: &[String]) {
 fn main() -> ExitCode {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn"))
         .target(env_logger::Target::Stderr)
+        .format_timestamp_millis()
         .init();
     let cli = Cli::parse();
     match cli.command {

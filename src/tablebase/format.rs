@@ -433,6 +433,17 @@ impl Header {
         if let Some(p) = maxima.iter().position(|&x| x as u16 > LIMIT) {
             return Err(bad(format!("W/D/L maximum {p} is {}", maxima[p])));
         }
+        self.check_index(bytes, path)
+    }
+
+    /// The block index against its checksum and the file's length against the index: what
+    /// decoding a distance block needs to stay within the file (each block has its own sum).
+    /// Reads the index only, 8 bytes a block.
+    pub(crate) fn check_index(&self, bytes: &[u8], path: &Path) -> Result<(), TbError> {
+        let bad = |reason: String| TbError::Format {
+            path: path.to_path_buf(),
+            reason,
+        };
         let index =
             &bytes[self.index_offset as usize..(self.index_offset + self.index_len()) as usize];
         if fnv1a64(index) != self.index_sum {

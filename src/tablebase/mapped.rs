@@ -84,6 +84,31 @@ impl TableFile {
         b: u8,
         pace: &dyn Fn(),
     ) -> Result<TableFile, TbError> {
+        Self::open_checking(path, rules, w, b, |h, map| {
+            h.check_parts_paced(map, path, pace)
+        })
+    }
+
+    /// Maps the file and checks its header and block index, not its W/D/L part: for
+    /// [`TableFile::get`] alone, whose every answer is checked anyway (the distance block
+    /// against its own sum, the value against the W/D/L digit), while the whole check has not
+    /// been done yet. [`TableFile::wdl`] reads the W/D/L part unchecked: not for such a file.
+    pub(crate) fn open_for_values(
+        path: &Path,
+        rules: Rules,
+        w: u8,
+        b: u8,
+    ) -> Result<TableFile, TbError> {
+        Self::open_checking(path, rules, w, b, |h, map| h.check_index(map, path))
+    }
+
+    fn open_checking(
+        path: &Path,
+        rules: Rules,
+        w: u8,
+        b: u8,
+        check: impl FnOnce(&Header, &[u8]) -> Result<(), TbError>,
+    ) -> Result<TableFile, TbError> {
         let io = |e| TbError::Io {
             path: path.to_path_buf(),
             source: e,
@@ -94,7 +119,7 @@ impl TableFile {
         // mapped would fault, as with any mapped file.
         let map = unsafe { Mmap::map(&file) }.map_err(io)?;
         let header = Header::parse(&map, rules, w, b, path)?;
-        header.check_parts_paced(&map, path, pace)?;
+        check(&header, &map)?;
         // Probes read one distance block at a random place (the W/D/L part, read whole by
         // the check, keeps the default): no read-around for their cold faults.
         let blocks = (header.index_offset + header.index_len()) as usize;

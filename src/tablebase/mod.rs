@@ -85,8 +85,10 @@
 //!   `OnceLock` per sub-space, so later probes take no lock, and a sub-space without a file
 //!   costs an array look-up. The check reads the file's whole W/D/L part (a few hundred MB for
 //!   the biggest sub-spaces of nine), so [`Tablebase::preload`] does it ahead on a thread of
-//!   its own, and until that thread is done a probe of a file it has not opened yet misses
-//!   instead of waiting.
+//!   its own; until that thread is done, a one-byte W/D/L probe (the search's) of a file it
+//!   has not checked yet misses instead of waiting, and a probe of a value with its distance
+//!   (a root's) reads the file unchecked: the distance block is checked against its own sum
+//!   and the value against the W/D/L digit, so a damaged part gives no answer, never a wrong one.
 //!
 //! Files are produced by `mill-tb generate` (the `millstone-tools` crate); the layout is in
 //! the docs of [`format`](mod@format) (and [`Header`]), the algorithm in [`solve_pair`], the
@@ -258,6 +260,10 @@ struct Inner {
     /// not opened yet is a miss rather than a wait (its check reads the whole W/D/L part, up to
     /// a few hundred MB for the biggest sub-spaces of nine, and the engine is playing).
     preloading: AtomicBool,
+    /// While the preload has not checked a file yet: the file opened for the probes that decode
+    /// a distance block, each answer checked by the block's sum and the W/D/L digit
+    /// ([`Inner::value_file`]), so that a root read early in an engine's life is answered.
+    provisional: Vec<OnceLock<Option<Arc<TableFile>>>>,
     /// Which placing-phase sectors have a file, by [`placing_key`].
     placing_present: Vec<bool>,
     /// Each sector's file, opened (header and block index checked) on its first probe.
@@ -328,6 +334,38 @@ impl Inner {
             return None;
         }
         self.open_now(rules, w, b)
+    }
+
+    /// The file of a sub-space for [`TableFile::get`] (a value with its distance): the checked
+    /// file; while a preload has not checked it yet, the file opened without the check of its
+    /// W/D/L part (header and block index only: at most a few hundred kB, not the part's
+    /// hundreds of MB), whose answers are each checked on their own. The second field says
+    /// whether the file is checked whole ([`TableFile::wdl`] reads only such files). A file
+    /// the check found damaged gives nothing, even where its blocks still decode.
+    fn value_file(&self, rules: Rules, w: usize, b: usize) -> Option<(&TableFile, bool)> {
+        if w > 12 || b > 12 || !self.present[key(rules, w, b)] {
+            return None;
+        }
+        let k = key(rules, w, b);
+        if let Some(f) = self.files[k].get() {
+            return f.as_deref().map(|t| (t, true));
+        }
+        if !self.preloading.load(Ordering::Acquire) {
+            return self.open_now(rules, w, b).map(|t| (t, true));
+        }
+        self.provisional[k]
+            .get_or_init(|| {
+                let path = self.dir.join(file_name(rules, w as u8, b as u8));
+                match TableFile::open_for_values(&path, rules, w as u8, b as u8) {
+                    Ok(t) => Some(Arc::new(t)),
+                    Err(e) => {
+                        log::warn!("endgame table ignored: {e}");
+                        None
+                    }
+                }
+            })
+            .as_deref()
+            .map(|t| (t, false))
     }
 
     /// Opens and checks the file now (or waits for the thread that is doing it).
@@ -478,6 +516,7 @@ impl Tablebase {
                 present,
                 files: (0..4 * PER_RULES).map(|_| OnceLock::new()).collect(),
                 preloading: AtomicBool::new(false),
+                provisional: (0..4 * PER_RULES).map(|_| OnceLock::new()).collect(),
                 placing_present,
                 placing_files: (0..4 * PLACING_PER_RULES)
                     .map(|_| OnceLock::new())
@@ -506,9 +545,11 @@ impl Tablebase {
 
     /// Opens and checks the files of `rules`: those under `sync_bytes` (by file size) now,
     /// the others, biggest first, on a thread of their own, so that the engine answers at once
-    /// and never waits for the check of a big file. Until that thread is done, every probe
-    /// of a file it has not opened yet misses (the search goes on with its evaluation); while
-    /// a search runs ([`Tablebase::set_busy`]) it reads slowly. Returns the thread (if any).
+    /// and never waits for the check of a big file. Until that thread is done, the search's
+    /// one-byte probes of a file it has not checked yet miss (the search goes on with its
+    /// evaluation), while the probes of a value with its distance (a root's, the solver's) read
+    /// the file unchecked, each answer checked on its own (the block's sum, the W/D/L digit); while a
+    /// search runs ([`Tablebase::set_busy`]) the check reads slowly. Returns the thread (if any).
     pub fn preload(&self, rules: Rules, sync_bytes: u64) -> Option<std::thread::JoinHandle<()>> {
         self.preload_then(rules, sync_bytes, |_| {})
     }
@@ -641,7 +682,9 @@ impl Tablebase {
         if pos.variant() == Variant::Twelve && pos.empty().is_empty() {
             return Some(Value::Draw);
         }
-        let t = self.table(pos.rules(), own.count() as u8, opp.count() as u8)?;
+        let (t, _) =
+            self.inner
+                .value_file(pos.rules(), own.count() as usize, opp.count() as usize)?;
         t.get(own.0, opp.0).ok()
     }
 
@@ -698,7 +741,10 @@ impl Tablebase {
         if pos.is_moving_phase() {
             let us = pos.side_to_move();
             let (own, opp) = (pos.pieces(us).count(), pos.pieces(us.other()).count());
-            let s = self.table(pos.rules(), own as u8, opp as u8)?.stats();
+            let (t, _) = self
+                .inner
+                .value_file(pos.rules(), own as usize, opp as usize)?;
+            let s = t.stats();
             Some([s.wins, s.draws + s.spoilt_wins + s.spoilt_losses, s.losses])
         } else {
             let s = self.placing_table(placing::sector_of(pos)?)?.header().stats;
@@ -727,7 +773,14 @@ impl Tablebase {
             // block would cost microseconds.
             let us = pos.side_to_move();
             let (own, opp) = (pos.pieces(us), pos.pieces(us.other()));
-            let t = self.table(pos.rules(), own.count() as u8, opp.count() as u8)?;
+            let (t, checked) =
+                self.inner
+                    .value_file(pos.rules(), own.count() as usize, opp.count() as usize)?;
+            if !checked {
+                // Its W/D/L byte alone is not checked yet: the value, checked, says it.
+                let v = t.get(own.0, opp.0).ok()?;
+                return Some(Probe::from_value(v, pos.rule50()).wdl.real());
+            }
             return t.wdl(own.0, opp.0, pos.rule50());
         }
         let s = placing::sector_of(pos)?;
@@ -785,7 +838,10 @@ impl Tablebase {
             let (own, opp) = (child.pieces(us), child.pieces(us.other()));
             if child.is_moving_phase() {
                 let rules = child.rules();
-                if let Some(t) = self.table(rules, own.count() as u8, opp.count() as u8) {
+                let file = self
+                    .inner
+                    .value_file(rules, own.count() as usize, opp.count() as usize);
+                if let Some((t, _)) = file {
                     // A moving root reads its children's distances, a placing one their W/D/L.
                     t.prefetch(t.index().index(own.0, opp.0), pos.is_moving_phase());
                 }
@@ -809,6 +865,13 @@ impl Tablebase {
         self.inner
             .read_delay_us
             .store(d.as_micros() as u64, Ordering::Relaxed);
+    }
+
+    /// Makes the files not opened yet behave as while [`Tablebase::preload`] runs and has
+    /// not got to them (`true`), or as after it: for tests of what a young engine knows.
+    #[doc(hidden)]
+    pub fn simulate_preloading(&self, on: bool) {
+        self.inner.preloading.store(on, Ordering::Release);
     }
 
     fn simulated_read(&self) {
