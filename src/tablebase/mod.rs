@@ -548,8 +548,9 @@ impl Tablebase {
     /// and never waits for the check of a big file. Until that thread is done, the search's
     /// one-byte probes of a file it has not checked yet miss (the search goes on with its
     /// evaluation), while the probes of a value with its distance (a root's, the solver's) read
-    /// the file unchecked, each answer checked on its own (the block's sum, the W/D/L digit); while a
-    /// search runs ([`Tablebase::set_busy`]) the check reads slowly. Returns the thread (if any).
+    /// the file unchecked, each answer checked on its own (the block's sum, the W/D/L digit);
+    /// while a search runs ([`Tablebase::set_busy`]) the check reads slowly. Returns the
+    /// thread (if any).
     pub fn preload(&self, rules: Rules, sync_bytes: u64) -> Option<std::thread::JoinHandle<()>> {
         self.preload_then(rules, sync_bytes, |_| {})
     }
