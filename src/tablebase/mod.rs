@@ -555,10 +555,10 @@ impl Tablebase {
         self.preload_then(rules, sync_bytes, |_| {})
     }
 
-    /// [`Tablebase::preload`], and then, on its thread (if one is needed: a set with big
-    /// files), the placing phase's files of `rules` are opened (header and block index) and
-    /// the small ones of the first plies kept in memory, the hot part of the placing tables; then
-    /// `on_done` gets a line that says what was done and how long it took.
+    /// [`Tablebase::preload`], and on its thread (if one is needed: a set with big files),
+    /// before the big files, the placing phase's files of `rules` are opened (header and block
+    /// index) and the small ones of the first plies kept in memory, the hot part of the
+    /// placing tables; then `on_done` gets a line that says what was done and how long it took.
     pub fn preload_then(
         &self,
         rules: Rules,
@@ -592,22 +592,25 @@ impl Tablebase {
             .spawn(move || {
                 yield_to_searches();
                 let inner = &me.inner;
+                // The first plies first: every game's first table moves read them, a cold
+                // engine's within its first second, while the big files' check takes seconds
+                // to minutes and its reads would queue before theirs.
                 let start = std::time::Instant::now();
+                let (sectors, ahead, locked) = me.warm_placing(rules);
+                let placing = start.elapsed();
                 for &(_, w, b) in &later {
                     inner.open_paced(rules, w as usize, b as usize, &|| inner.pace());
                 }
                 inner.preloading.store(false, Ordering::Release);
-                let moving = start.elapsed();
-                let (sectors, ahead, locked) = me.warm_placing(rules);
                 let line =
                     format!(
                     "endgame tables ready: {} big files of {rules} checked in {:.1}s; {sectors} \
-                     placing sectors opened, {:.1} MB of the first plies {}, in {:.1}s",
+                     placing sectors opened, {:.1} MB of the first plies {}, in {:.1}s before",
                     later.len(),
-                    moving.as_secs_f64(),
+                    (start.elapsed() - placing).as_secs_f64(),
                     ahead as f64 / 1e6,
                     if locked { "locked in memory" } else { "read ahead" },
-                    (start.elapsed() - moving).as_secs_f64()
+                    placing.as_secs_f64()
                 );
                 log::info!("{line}");
                 on_done(line);
