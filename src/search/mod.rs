@@ -39,6 +39,9 @@ pub const TB_WIN: i32 = 20000;
 pub const TB_BOUND: i32 = TB_WIN - 1000;
 /// Nodes at least this deep without a table move are searched one ply shallower.
 const IIR_DEPTH: i32 = 4;
+/// Reverse futility pruning: the deepest remaining depth it applies at, and its margin a ply.
+const RFP_DEPTH: i32 = 3;
+const RFP_MARGIN: i32 = 120;
 /// The deepest ply the search reaches.
 pub const MAX_PLY: usize = 128;
 /// The deepest iteration.
@@ -603,6 +606,16 @@ impl<'a> Searcher<'a> {
             Some(e) if e.bound != Bound::None => e.eval,
             _ => self.evaluate(),
         };
+
+        // Reverse futility: a frontier node whose static evaluation stands this far above beta
+        // is not searched further (the margin grows with the depth left).
+        if !pv_node
+            && depth <= RFP_DEPTH
+            && !is_decisive(beta)
+            && static_eval - RFP_MARGIN * depth >= beta
+        {
+            return static_eval;
+        }
 
         // Null move, while placing only: a placement is almost never worse than passing, but
         // once pieces slide, blocked positions make zugzwang common.
