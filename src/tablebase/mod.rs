@@ -338,8 +338,8 @@ impl Inner {
 
     /// The file of a sub-space for [`TableFile::get`] (a value with its distance): the checked
     /// file; while a preload has not checked it yet, the file opened without the check of its
-    /// W/D/L part (header and block index only: at most a few hundred kB, not the part's
-    /// hundreds of MB), whose answers are each checked on their own. The second field says
+    /// W/D/L part (header and block index only: about a megabyte for nine's biggest, not the
+    /// part's hundreds of MB), whose answers are each checked on their own. The second field says
     /// whether the file is checked whole ([`TableFile::wdl`] reads only such files). A file
     /// the check found damaged gives nothing, even where its blocks still decode.
     fn value_file(&self, rules: Rules, w: usize, b: usize) -> Option<(&TableFile, bool)> {
