@@ -477,13 +477,7 @@ mod tests {
     #[test]
     fn train_from_starts_at_its_network() {
         let samples = piece_count_samples(3000);
-        let cfg = Config {
-            epochs: 4,
-            batch: 256,
-            lr: 3e-3,
-            seed: 1,
-            holdout: 0.2,
-        };
+        let cfg = small_config();
         let (tr, va) = split(samples, &cfg);
         let trained = train(&tr, &va, &cfg, |_, _, _| {});
         let base = evaluate(&trained, &va).mean_loss();
@@ -505,6 +499,17 @@ mod tests {
         train(&tr, &va, &fine, |_, _, v| fresh.push(v.mean_loss()));
         assert!(fresh[0] > base + 0.1, "fresh {}, trained {base}", fresh[0]);
         assert_ne!(again, trained, "the step changed nothing");
+    }
+
+    /// Four epochs of small batches: enough for the piece-count rule to be learnt.
+    fn small_config() -> Config {
+        Config {
+            epochs: 4,
+            batch: 256,
+            lr: 3e-3,
+            seed: 1,
+            holdout: 0.2,
+        }
     }
 
     /// Positions after a few random plies, won by the side with more pieces on the board.
@@ -530,13 +535,7 @@ mod tests {
     fn training_lowers_the_loss() {
         // A learnable rule: the side with more pieces on the board wins.
         let samples = piece_count_samples(3000);
-        let cfg = Config {
-            epochs: 4,
-            batch: 256,
-            lr: 3e-3,
-            seed: 1,
-            holdout: 0.2,
-        };
+        let cfg = small_config();
         let (tr, va) = split(samples, &cfg);
         let mut losses = Vec::new();
         train(&tr, &va, &cfg, |_, _, v| losses.push(v.mean_loss()));

@@ -154,22 +154,25 @@ fn samples_agree_with_probe_and_train_a_network() {
     assert!(!g.exists());
 
     // A small network trained on the samples; the engine loads it with EvalFile.
-    let net = dir.join("tiny.nnue");
-    let (out, err) = run_ok(
-        TRAIN,
-        &args(&[
+    let a_bin = dir.join("a.bin");
+    let train_tiny = |out: &std::path::Path, extra: &[&str]| {
+        let mut a = vec![
             "--data",
-            dir.join("a.bin").to_str().unwrap(),
+            a_bin.to_str().unwrap(),
             "-o",
-            net.to_str().unwrap(),
+            out.to_str().unwrap(),
             "--epochs",
             "1",
             "--batch",
             "256",
             "--holdout",
             "0.1",
-        ]),
-    );
+        ];
+        a.extend_from_slice(extra);
+        run_ok(TRAIN, &args(&a))
+    };
+    let net = dir.join("tiny.nnue");
+    let (out, err) = train_tiny(&net, &[]);
     assert!(out.contains("checksum"), "{out}\n{err}");
     assert!(err.contains("epoch 1"), "{err}");
     let loaded = millstone::nnue::file::load(&net).unwrap();
@@ -194,25 +197,7 @@ fn samples_agree_with_probe_and_train_a_network() {
         .0
     };
     let warm = dir.join("warm.nnue");
-    let (out, err) = run_ok(
-        TRAIN,
-        &args(&[
-            "--data",
-            dir.join("a.bin").to_str().unwrap(),
-            "-o",
-            warm.to_str().unwrap(),
-            "--init",
-            net.to_str().unwrap(),
-            "--epochs",
-            "1",
-            "--batch",
-            "256",
-            "--holdout",
-            "0.1",
-            "--lr",
-            "1e-12",
-        ]),
-    );
+    let (out, err) = train_tiny(&warm, &["--init", net.to_str().unwrap(), "--lr", "1e-12"]);
     assert!(err.contains("starting from"), "{out}\n{err}");
     assert_eq!(check(&warm), check(&net));
     let loaded = millstone::nnue::file::load(&warm).unwrap();
@@ -222,25 +207,7 @@ fn samples_agree_with_probe_and_train_a_network() {
         loaded.description
     );
     let cold = dir.join("cold.nnue");
-    run_ok(
-        TRAIN,
-        &args(&[
-            "--data",
-            dir.join("a.bin").to_str().unwrap(),
-            "-o",
-            cold.to_str().unwrap(),
-            "--epochs",
-            "1",
-            "--batch",
-            "256",
-            "--holdout",
-            "0.1",
-            "--lr",
-            "1e-12",
-            "--seed",
-            "2",
-        ]),
-    );
+    train_tiny(&cold, &["--lr", "1e-12", "--seed", "2"]);
     assert_ne!(check(&cold), check(&net));
 
     // Damaged sample files are refused by mill-train with a message.
