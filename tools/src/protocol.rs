@@ -23,6 +23,9 @@ pub struct ProcessSpec {
     pub dir: Option<PathBuf>,
     /// `setoption name <id> value <x>` pairs sent after the handshake, in order.
     pub options: Vec<(String, String)>,
+    /// Its own time a move, in place of the match's `--movetime`: time odds, or an engine
+    /// that is only measured at one speed.
+    pub movetime: Option<Duration>,
 }
 
 /// Why talking to an engine failed.

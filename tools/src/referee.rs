@@ -76,8 +76,8 @@ pub struct Settings {
 }
 
 impl Settings {
-    /// The arguments of `go` for a move, given the clocks.
-    fn go_args(&self, clocks: &[Duration; 2]) -> String {
+    /// The arguments of `go` for a move, given the clocks and the mover's own move time.
+    fn go_args(&self, clocks: &[Duration; 2], own_movetime: Option<Duration>) -> String {
         let mut s = String::new();
         if let Some(tc) = self.tc {
             s += &format!(
@@ -88,7 +88,7 @@ impl Settings {
                 tc.inc.as_millis()
             );
         }
-        if let Some(mt) = self.movetime {
+        if let Some(mt) = own_movetime.or(self.movetime) {
             s += &format!("movetime {} ", mt.as_millis());
         }
         if let Some(d) = self.depth {
@@ -102,8 +102,8 @@ impl Settings {
 
     /// The longest a move may take before it loses, and whether that is a time limit (true)
     /// or only the stall limit (false).
-    fn move_limit(&self, clock: Duration) -> (Duration, bool) {
-        match (self.tc, self.movetime) {
+    fn move_limit(&self, clock: Duration, own_movetime: Option<Duration>) -> (Duration, bool) {
+        match (self.tc, own_movetime.or(self.movetime)) {
             (Some(_), Some(mt)) => (clock.min(mt) + self.timemargin, true),
             (Some(_), None) => (clock + self.timemargin, true),
             (None, Some(mt)) => (mt + self.timemargin, true),
@@ -174,6 +174,14 @@ impl Player {
         Player::Builtin {
             kind,
             rng: StdRng::seed_from_u64(0),
+        }
+    }
+
+    /// Its own time a move, if it has one (`movetime=` of `--engine`).
+    fn movetime(&self) -> Option<Duration> {
+        match self {
+            Player::Process { spec, .. } => spec.movetime,
+            Player::Builtin { .. } => None,
         }
     }
 
@@ -514,8 +522,9 @@ fn play_moves(
         } else {
             format!("{position_prefix} moves {}", record.moves.join(" "))
         };
-        let go_args = settings.go_args(&clocks);
-        let (limit, timed) = settings.move_limit(clocks[i]);
+        let own_movetime = players[i].movetime();
+        let go_args = settings.go_args(&clocks, own_movetime);
+        let (limit, timed) = settings.move_limit(clocks[i], own_movetime);
         let last = game.moves().last().copied();
         let reply = match players[i].think(&game, &position_cmd, &go_args, limit, timed, last) {
             Ok(r) => r,
@@ -568,7 +577,7 @@ fn play_moves(
                             record.moves.join(" "),
                             y.to_ascii_lowercase()
                         );
-                        let args = settings.go_args(&clocks);
+                        let args = settings.go_args(&clocks, own_movetime);
                         players[i].start_ponder(&position, &args, predicted);
                     }
                 }

@@ -16,6 +16,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc, Condvar, Mutex};
+use std::time::Duration;
 
 /// What plays: a process or a built-in.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -37,7 +38,8 @@ pub struct EngineEntry {
 
 impl EngineEntry {
     /// Parses the `key=value` tokens of one `--engine`: `name=`, `cmd=`, `arg=` (repeatable),
-    /// `dir=`, `option.<Name>=<value>` (repeatable), or `builtin=random|greedy`.
+    /// `dir=`, `option.<Name>=<value>` (repeatable), `movetime=<ms>` (its own time a move), or
+    /// `builtin=random|greedy`.
     pub fn parse(tokens: &[String]) -> Result<EngineEntry, String> {
         let mut name = None;
         let mut cmd = None;
@@ -52,12 +54,18 @@ impl EngineEntry {
                 "cmd" => cmd = Some(PathBuf::from(v)),
                 "arg" => spec.args.push(v.to_string()),
                 "dir" => spec.dir = Some(PathBuf::from(v)),
+                "movetime" => {
+                    let ms = v.parse::<u64>().ok().filter(|&ms| ms > 0).ok_or_else(|| {
+                        format!("engine movetime '{v}' is not a positive number of milliseconds")
+                    })?;
+                    spec.movetime = Some(Duration::from_millis(ms));
+                }
                 "builtin" => builtin = Some(v.parse::<Builtin>()?),
                 _ => match k.strip_prefix("option.") {
                     Some(o) if !o.is_empty() => spec.options.push((o.to_string(), v.to_string())),
                     _ => {
                         return Err(format!(
-                            "unknown engine setting '{k}' (name, cmd, arg, dir, option.<Name>, builtin)"
+                            "unknown engine setting '{k}' (name, cmd, arg, dir, option.<Name>, movetime, builtin)"
                         ))
                     }
                 },
@@ -65,6 +73,9 @@ impl EngineEntry {
         }
         match (cmd, builtin) {
             (Some(_), Some(_)) => Err("an engine has either cmd= or builtin=, not both".into()),
+            (None, Some(_)) if spec.movetime.is_some() => {
+                Err("movetime= is for engines (cmd=); a built-in does not search".into())
+            }
             (None, None) => Err("an engine needs cmd=<path> or builtin=random|greedy".into()),
             (None, Some(b)) => Ok(EngineEntry {
                 name: name.unwrap_or_else(|| b.name().to_string()),
@@ -185,8 +196,25 @@ pub fn validate(config: &Config) -> Result<(), String> {
         return Err("--games must be at least 1".into());
     }
     let s = &config.settings;
-    if s.tc.is_none() && s.movetime.is_none() && s.depth.is_none() && s.nodes.is_none() {
-        return Err("give a time control: --tc, --movetime, --depth or --nodes".into());
+    let own: Vec<bool> = config
+        .engines
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EngineKind::Process(spec) => Some(spec.movetime.is_some()),
+            EngineKind::Builtin(_) => None,
+        })
+        .collect();
+    let each_has_its_own = !own.is_empty() && own.iter().all(|&o| o);
+    if s.tc.is_none()
+        && s.movetime.is_none()
+        && s.depth.is_none()
+        && s.nodes.is_none()
+        && !each_has_its_own
+    {
+        return Err(
+            "give a time control: --tc, --movetime, --depth, --nodes, or movetime= for each engine"
+                .into(),
+        );
     }
     if let Some((k, n)) = config.shard {
         if n == 0 || k == 0 || k > n {
@@ -234,7 +262,18 @@ pub fn match_info(config: &Config) -> MatchInfo {
     if let Some(n) = s.nodes {
         limits.push(format!("nodes {n}"));
     }
-    if s.tc.is_some() || s.movetime.is_some() {
+    let own: Vec<(String, Duration)> = config
+        .engines
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EngineKind::Process(spec) => spec.movetime.map(|mt| (e.name.clone(), mt)),
+            EngineKind::Builtin(_) => None,
+        })
+        .collect();
+    for (name, mt) in &own {
+        limits.push(format!("{name} movetime {}", mt.as_millis()));
+    }
+    if s.tc.is_some() || s.movetime.is_some() || !own.is_empty() {
         limits.push(format!("margin {}", s.timemargin.as_millis()));
     }
     if s.ponder {

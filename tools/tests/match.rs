@@ -869,3 +869,65 @@ fn real_engine_ponders() {
         );
     }
 }
+
+/// `movetime=` of one `--engine` gives that engine its own time a move (time odds): its `go`
+/// carries it, its moves are allowed it, and the other engine keeps the match's.
+#[test]
+fn an_engine_may_have_its_own_move_time() {
+    let d = scratch("own_movetime");
+    let (slow_log, fast_log) = (d.join("slow.log"), d.join("fast.log"));
+    let jsonl = d.join("games.jsonl");
+    let mut a = logging_engine("slow", 1, 120, &slow_log);
+    a.push("movetime=400".into());
+    a.extend(logging_engine("fast", 2, 0, &fast_log));
+    a.extend(args(&[
+        "--movetime",
+        "30",
+        "--timemargin",
+        "20",
+        "--games",
+        "2",
+        "--max-plies",
+        "6",
+        "--jsonl",
+        jsonl.to_str().unwrap(),
+    ]));
+    let (out, _) = run_ok(MATCH, &a);
+    let recs = records(&jsonl);
+    assert_eq!(recs.len(), 2, "{out}");
+    for r in &recs {
+        // 120 ms a move would lose at the match's 30 + 20 ms; the slow engine's own 400 holds.
+        assert_eq!(r.reason, "maxplies", "{r:?}");
+    }
+    let info = recs[0]
+        .match_info
+        .as_ref()
+        .expect("the first record carries the match");
+    assert!(info.limits.contains("slow movetime 400"), "{}", info.limits);
+    let gos = |log: &std::path::Path| -> Vec<String> {
+        let text = std::fs::read_to_string(log).unwrap();
+        text.lines()
+            .filter(|l| l.starts_with("go"))
+            .map(String::from)
+            .collect()
+    };
+    let (slow, fast) = (gos(&slow_log), gos(&fast_log));
+    assert!(!slow.is_empty() && !fast.is_empty());
+    assert!(slow.iter().all(|g| g == "go movetime 400"), "{slow:?}");
+    assert!(fast.iter().all(|g| g == "go movetime 30"), "{fast:?}");
+    // Only engines search: a built-in with a move time is refused with a message.
+    let out = run(
+        MATCH,
+        &args(&[
+            "--engine",
+            "builtin=random",
+            "movetime=5",
+            "--engine",
+            "builtin=greedy",
+            "--depth",
+            "1",
+        ]),
+    );
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("movetime="));
+}

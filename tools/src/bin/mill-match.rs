@@ -29,7 +29,8 @@ enum Order {
 )]
 struct Cli {
     /// An engine: key=value settings: name=NAME, cmd=PATH, arg=ARG (repeatable), dir=DIR,
-    /// option.NAME=VALUE (repeatable, sent with setoption), or builtin=random|greedy.
+    /// option.NAME=VALUE (repeatable, sent with setoption), movetime=MS (its own time a move
+    /// in place of --movetime: time odds), or builtin=random|greedy.
     /// Give two or more; more than two play a round robin (or a gauntlet).
     #[arg(long = "engine", value_name = "KEY=VALUE", num_args = 1.., action = ArgAction::Append, required = true)]
     engine: Vec<String>,
