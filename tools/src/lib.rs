@@ -26,6 +26,7 @@ pub mod puzzles;
 pub mod record;
 pub mod referee;
 pub mod resources;
+pub mod sanmill;
 pub mod setup;
 pub mod stats;
 pub mod tb;

@@ -6,12 +6,15 @@
 //! mode the move its own rule would choose for the opponent, so two test engines with the
 //! same seed always predict each other), `go ponder ...` searches without answering until
 //! `ponderhit` (then it answers, after `--think-ms`) or `stop` (then it answers at once, and
-//! the runner discards that). `--log FILE` appends every command it receives to FILE, for
+//! the runner discards that). With `--sanmill` it speaks Sanmill's dialect instead, for
+//! tests of mill-sanmill. `--log FILE` appends every command it receives to FILE, for
 //! tests of the runner's side of this.
 
 use clap::Parser;
+use millstone::protocol::command::parse_moves;
 use millstone::search::{Limits, Score};
 use millstone::{Engine, Game, Move, Position, Rules, Variant};
+use millstone_tools::sanmill;
 use std::io::{BufRead, Write};
 
 /// A protocol engine for tests: random (but deterministic) legal moves, or the library's
@@ -41,6 +44,10 @@ struct Cli {
     /// Hang in ponder searches: ignore `ponderhit` and `stop` after `go ponder`.
     #[arg(long)]
     deaf_ponder: bool,
+    /// Speak Sanmill's dialect (its position strings, a removal as a move of its own,
+    /// `info score N bestmove X`, its rule options), to test mill-sanmill without Sanmill.
+    #[arg(long)]
+    sanmill: bool,
 }
 
 /// A move, the reply it expects, and the info line to send before them.
@@ -141,6 +148,9 @@ fn main() {
             .open(p)
             .ok()
     });
+    // In Sanmill's dialect: the placement or slide given last that closed a mill, its removal
+    // not given yet (Sanmill then asks the same side for it).
+    let mut pending: Option<Move> = None;
     // The answer of the ponder search in progress, held until ponderhit or stop.
     let mut pondering: Option<Option<Choice>> = None;
     let think = || std::thread::sleep(std::time::Duration::from_millis(cli.think_ms));
@@ -152,6 +162,20 @@ fn main() {
         }
         let t: Vec<&str> = line.split_whitespace().collect();
         match t.first().copied() {
+            Some("uci") if cli.sanmill => {
+                let _ = writeln!(out, "id name {}", cli.name);
+                let _ = writeln!(
+                    out,
+                    "option name SkillLevel type spin default 1 min 0 max 30"
+                );
+                let _ = writeln!(out, "option name MoveTime type spin default 1 min 0 max 60");
+                let _ = writeln!(out, "option name Ponder type check default false");
+                let _ = writeln!(
+                    out,
+                    "option name PiecesCount type spin default 9 min 9 max 12"
+                );
+                let _ = writeln!(out, "uciok");
+            }
             Some("uci") => {
                 let _ = writeln!(out, "id name {}", cli.name);
                 let _ = writeln!(out, "id author Millstone tests");
@@ -183,6 +207,14 @@ fn main() {
                             }
                         }
                         "Flying" => rules.flying = value == "true",
+                        "PiecesCount" if cli.sanmill => {
+                            rules.variant = if value == "12" {
+                                Variant::Twelve
+                            } else {
+                                Variant::Nine
+                            };
+                        }
+                        "MayFly" if cli.sanmill => rules.flying = value == "true",
                         "Seed" => seed = value.parse().unwrap_or(seed),
                         _ => {}
                     }
@@ -191,6 +223,38 @@ fn main() {
             Some("ucinewgame") => {
                 engine.clear();
                 game = Game::from_rules(rules);
+                pending = None;
+            }
+            Some("position") if cli.sanmill => match sanmill_position(&t[1..], rules) {
+                Ok((g, head)) => (game, pending) = (g, head),
+                Err(e) => {
+                    let _ = writeln!(out, "info string error: {e}");
+                }
+            },
+            Some("go") if cli.sanmill => {
+                think();
+                let reply = match pending {
+                    // The removal the head it was given needs: one of the legal ones.
+                    Some(head) => {
+                        let full: Vec<Move> = game
+                            .legal_moves()
+                            .iter()
+                            .copied()
+                            .filter(|m| m.without_removal() == head)
+                            .collect();
+                        let h = mix(game.position().hash() ^ mix(seed)) as usize;
+                        full.get(h % full.len().max(1))
+                            .and_then(|m| m.removal())
+                            .map(|r| format!("x{r}"))
+                    }
+                    None => pick(&game, seed).map(|m| sanmill::tokens(m).swap_remove(0)),
+                };
+                let _ = writeln!(out, "Sanmill-style chatter: bestMove = ?");
+                let _ = writeln!(
+                    out,
+                    "info score 0 bestmove {}",
+                    reply.as_deref().unwrap_or("none")
+                );
             }
             Some("position") => match set_position(&t[1..], rules) {
                 Ok(g) => game = g,
@@ -270,4 +334,28 @@ fn set_position(t: &[&str], rules: Rules) -> Result<Game, String> {
         }
     }
     Ok(game)
+}
+
+/// `position startpos|fen <Sanmill's 17 fields> [moves ...]` in Sanmill's dialect: the game,
+/// and the last move given when it closed a mill and its removal is still to come.
+fn sanmill_position(t: &[&str], rules: Rules) -> Result<(Game, Option<Move>), String> {
+    let end = t.iter().position(|x| *x == "moves").unwrap_or(t.len());
+    let start = match t.first().copied() {
+        Some("startpos") => Position::new(rules),
+        Some("fen") => sanmill::from_fen(&t[1..end].join(" "), rules)?,
+        _ => return Err("expected startpos or fen <17 fields>".into()),
+    };
+    let tokens = t.get(end + 1..).unwrap_or(&[]);
+    let moves = parse_moves(tokens).map_err(|e| e.to_string())?;
+    let mut game = Game::new(start);
+    for (i, tok) in moves.iter().enumerate() {
+        if let Err(e) = game.play(tok.mv) {
+            let last = i + 1 == moves.len();
+            if last && tok.mv.removal().is_none() && game.position().closes_mill(tok.mv) {
+                return Ok((game, Some(tok.mv)));
+            }
+            return Err(format!("{}: {e}", tok.text));
+        }
+    }
+    Ok((game, None))
 }

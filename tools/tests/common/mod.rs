@@ -10,6 +10,7 @@ pub const MATCH: &str = env!("CARGO_BIN_EXE_mill-match");
 pub const TESTENGINE: &str = env!("CARGO_BIN_EXE_mill-testengine");
 pub const SELFPLAY: &str = env!("CARGO_BIN_EXE_mill-selfplay");
 pub const ANALYZE: &str = env!("CARGO_BIN_EXE_mill-analyze");
+pub const SANMILL_BRIDGE: &str = env!("CARGO_BIN_EXE_mill-sanmill");
 
 pub fn broken() -> String {
     concat!(env!("CARGO_MANIFEST_DIR"), "/tests/engines/broken.sh").to_string()
