@@ -473,9 +473,10 @@ fn avoid_known_losers(reading: &Reading, want: Wdl, pos: &Position, limits: &mut
 /// moves that keep a draw, for the search to choose the one that sets the most problems).
 /// Returns the table's score of each move read, or `None` where the tables do not decide.
 ///
-/// `seen` holds the keys of the game's positions ([`Game::hashes`]): a won root cut short
-/// before its fastest move was read plays the fastest win read so far that repeats none of
-/// them. Left to the search, it chose among the wins its memory-only probes saw, which are the
+/// `seen` holds the keys of the game's positions ([`Game::hashes`]): a drawn root (with
+/// `ultra_strong`) keeps only the draws that lead to a position not yet seen, where there are
+/// any; a won root cut short before its fastest move was read plays the fastest win read so
+/// far that repeats none of them. Left to the search, it chose among the wins its memory-only probes saw, which are the
 /// quiet moves within the same sub-space (the mill's children, in a smaller one, were the cold
 /// reads), and shuffled to threefold repetitions from won positions.
 pub(crate) fn restrict_moving(
@@ -521,6 +522,20 @@ pub(crate) fn restrict_moving(
             .collect(),
     };
     let mut keep: Vec<Move> = keep.into_iter().filter(allowed).collect();
+    if wanted == Wdl::Draw && ultra_strong {
+        // A draw that returns to a position of the game lets the opponent repeat it for a
+        // threefold draw, and leaves it positions it has already found its way through; a
+        // new one may still go wrong. The search alone prefers the repetition whenever its
+        // evaluation is below 0.
+        let fresh: Vec<Move> = keep
+            .iter()
+            .copied()
+            .filter(|m| !seen.contains(&pos.hash_after(*m)))
+            .collect();
+        if !fresh.is_empty() {
+            keep = fresh;
+        }
+    }
     if let (Some(n), Wdl::Draw, true) = (&reading.narrowed, wanted, ultra_strong) {
         let narrowed: Vec<Move> = keep.iter().copied().filter(|m| n.contains(m)).collect();
         if !narrowed.is_empty() {
@@ -664,5 +679,38 @@ mod tests {
         let seen = [pos.hash_after(faster), pos.hash_after(slow)];
         assert!(restrict_moving(&reading, &pos, &seen, &mut limits, true).is_none());
         assert!(limits.searchmoves.is_empty());
+    }
+
+    /// A drawn root keeps the draws that lead to new positions: one that returns to a position
+    /// of the game is dropped while another draw remains, and kept when it is the only one.
+    #[test]
+    fn a_drawn_root_keeps_the_draws_that_repeat_nothing() {
+        let pos = Position::from_fen(
+            "WWW/B.W/WB./.WB.BB/W../.WB/BW. w 0 0 6 13",
+            Rules::default(),
+        )
+        .unwrap();
+        let draw = Probe::from_value(Value::Draw, pos.rule50());
+        let loss = Probe::from_value(Value::Loss(4), pos.rule50());
+        let (a, b, c) = (mv(&pos, "d2-b2"), mv(&pos, "b4-b2"), mv(&pos, "f6-d6"));
+        let reading = Reading {
+            value: Some(draw),
+            moves: vec![(a, draw), (b, draw), (c, loss)],
+            complete: true,
+            ..Reading::default()
+        };
+        let keep = |seen: &[u64], ultra: bool| {
+            let mut limits = Limits::default();
+            restrict_moving(&reading, &pos, seen, &mut limits, ultra).expect("the tables decide");
+            limits.searchmoves
+        };
+        assert_eq!(keep(&[pos.hash()], true), vec![a, b]);
+        assert_eq!(keep(&[pos.hash_after(a), pos.hash()], true), vec![b]);
+        assert_eq!(keep(&[pos.hash_after(b), pos.hash()], true), vec![a]);
+        // Both draws repeat: both stay (the loss never does).
+        let both = [pos.hash_after(a), pos.hash_after(b), pos.hash()];
+        assert_eq!(keep(&both, true), vec![a, b]);
+        // Without UltraStrong the first draw is played, as before.
+        assert_eq!(keep(&[pos.hash_after(a), pos.hash()], false), vec![a]);
     }
 }
