@@ -3,6 +3,8 @@
 //! The engine crate knows nothing of the web; this crate wraps its [`Tablebase`] in a small,
 //! stateless, read-only service (docs/server.md has the API, deployment and measured figures).
 //!
+//! - [`agree`]: the answer a position must get, from the library alone (for the tests and
+//!   `mill-serve-load --agree`).
 //! - [`query`]: the strict query-string parser (percent-decoding, size limit, known keys).
 //! - [`coverage`]: which rule sets, sub-spaces and sectors the table directory holds.
 //! - [`answer`]: a position's answer (category, plies, every move, the main line) from the
@@ -15,6 +17,7 @@
 //!
 //! [`Tablebase`]: millstone::tablebase::Tablebase
 
+pub mod agree;
 pub mod answer;
 pub mod api;
 pub mod cache;

@@ -5,67 +5,11 @@
 mod common;
 
 use common::{covered_positions, tables, Server, SETS};
-use millstone::tablebase::{Tablebase, Wdl};
+use millstone::tablebase::Tablebase;
 use millstone::{Position, Rules};
-use millstone_server::answer::MAINLINE_CAP;
+use millstone_server::agree::{category, expected, COMPARED};
 use millstone_server::client::{encode, position_target, Conn};
 use serde_json::Value;
-
-fn category(w: Wdl) -> &'static str {
-    match w {
-        Wdl::Win => "win",
-        Wdl::Draw => "draw",
-        Wdl::Loss => "loss",
-        Wdl::CursedWin => "cursed-win",
-        Wdl::BlessedLoss => "blessed-loss",
-    }
-}
-
-/// What the answer must be, computed from the library alone.
-fn expected(tb: &Tablebase, pos: &Position) -> Value {
-    let moving = pos.is_moving_phase();
-    let (cat, plies) = if pos.outcome().is_some() || !moving {
-        (tb.wdl(pos).map(category), None)
-    } else {
-        let p = tb.probe(pos);
-        (
-            p.map(|p| category(p.wdl)),
-            p.filter(|p| matches!(p.wdl, Wdl::Win | Wdl::Loss))
-                .map(|p| p.plies_to_mill),
-        )
-    };
-    let mut moves = Vec::new();
-    let mut line = Vec::new();
-    if pos.outcome().is_none() {
-        let root = tb
-            .probe_root(pos)
-            .expect("covered positions have every move valued");
-        for (m, p) in &root.moves {
-            let mut c = *pos;
-            c.make(*m);
-            let plies =
-                (moving && matches!(p.wdl, Wdl::Win | Wdl::Loss)).then_some(p.plies_to_mill);
-            moves.push(serde_json::json!({
-                "move": m.to_string(), "category": category(p.wdl), "plies": plies, "fen": c.to_fen()
-            }));
-        }
-        // Best play: probe_root's best move, ply after ply, to a mill, the end or the cap.
-        let mut p = *pos;
-        let mut best = Some(root.best);
-        while let Some(m) = best {
-            line.push(m.to_string());
-            p.make(m);
-            if m.removal().is_some() || line.len() >= MAINLINE_CAP || p.outcome().is_some() {
-                break;
-            }
-            best = tb.probe_root(&p).map(|r| r.best);
-        }
-    }
-    serde_json::json!({
-        "category": cat.unwrap_or("unknown"), "plies": plies, "moves": moves, "mainline": line,
-        "phase": if moving { "moving" } else { "placing" }, "fen": pos.to_fen(),
-    })
-}
 
 fn variant_name(r: Rules) -> &'static str {
     r.variant.name()
@@ -80,7 +24,7 @@ async fn answers_agree_with_the_library() {
     let (mut placing, mut moving, mut decisive, mut spoilt) = (0, 0, 0, 0);
     for (k, (rules, _)) in SETS.iter().enumerate() {
         for pos in covered_positions(&tb, *rules, 300, 11 + k as u64) {
-            let want = expected(&tb, &pos);
+            let want = expected(&tb, &pos).expect("covered positions have every move valued");
             let target = position_target(&pos.to_fen(), variant_name(*rules), rules.flying);
             let r = c.get(&target).await.unwrap();
             assert_eq!(
@@ -90,7 +34,7 @@ async fn answers_agree_with_the_library() {
                 String::from_utf8_lossy(&r.body)
             );
             let got = r.json().unwrap();
-            for key in ["category", "plies", "moves", "mainline", "phase", "fen"] {
+            for key in COMPARED {
                 assert_eq!(got[key], want[key], "{key} of {} ({rules})", pos.to_fen());
             }
             assert_eq!(got["variant"], variant_name(*rules));

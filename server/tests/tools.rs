@@ -1,5 +1,6 @@
 //! `mill-serve-load` against a real server: the fuzzer's malformed requests must all be 4xx
-//! refusals (it exits non-zero otherwise), and a short load run must see no error.
+//! refusals (it exits non-zero otherwise), a short load run must see no error, and the
+//! agreement check must find the answers equal to the library's.
 
 mod common;
 
@@ -60,4 +61,29 @@ fn a_short_load_run_has_no_errors() {
     assert!(out.contains("errors (not 200): 0"), "{out}");
     assert!(out.contains("answers/s"), "{out}");
     assert!(out.contains("RssAnon"), "{out}");
+}
+
+#[test]
+fn the_agreement_check_compares_answers_with_the_library() {
+    let server = Server::start(tables(), &[]);
+    let dir = tables().display().to_string();
+    let out = load(
+        &server,
+        &[
+            "--agree", "60", "--games", "300", "--tables", &dir, "--seed", "5",
+        ],
+    );
+    // Random games reach the small tables' positions only near their ends; enough of them.
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("agreement: "))
+        .unwrap_or_default();
+    let compared: usize = line
+        .trim_start_matches("agreement: ")
+        .split(' ')
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
+    assert!(compared >= 60, "{out}");
+    assert!(line.contains(" 0 differ"), "{out}");
 }

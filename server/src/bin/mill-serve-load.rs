@@ -10,13 +10,21 @@
 //! variants, path traversal, bad percent-encoding, wrong methods, raw bytes in the request
 //! line); every answer must be a 4xx. It prints the count of those that were not (must be 0),
 //! checks the server still answers, and compares its memory before and after.
+//!
+//! Agreement (`--agree N --tables DIR`): N positions of random games of each rule set served,
+//! each asked of the server and computed from the library over the same directory
+//! (`millstone_server::agree`: `Tablebase::probe`, `wdl` and `probe_root`, what `mill-tb probe`
+//! prints); every compared field must be equal. It exits non-zero on any difference.
 
 use clap::Parser;
+use millstone::tablebase::Tablebase;
 use millstone::{Position, Rules, Variant};
+use millstone_server::agree;
 use millstone_server::client::{encode, position_target, Conn, Reply};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use std::collections::{BTreeMap, HashSet};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -49,6 +57,13 @@ struct Cli {
     /// Send this many malformed requests instead of the load.
     #[arg(long, value_name = "N")]
     fuzz: Option<usize>,
+    /// Compare the server's answers for this many positions of each rule set with the
+    /// library's over --tables, instead of the load.
+    #[arg(long, value_name = "N", requires = "tables")]
+    agree: Option<usize>,
+    /// The server's table directory, for --agree.
+    #[arg(long, value_name = "DIR")]
+    tables: Option<PathBuf>,
 }
 
 /// Resident memory of a process in KiB: all of it (VmRSS), and the part that is not the
@@ -121,9 +136,40 @@ async fn wait_ready(addr: &str) -> Result<serde_json::Value, String> {
     }
 }
 
+/// The request targets of [`positions_fens`].
+fn positions(info: &serde_json::Value, games: usize, seed: u64) -> (Vec<String>, usize, usize) {
+    let (fens, placing, moving) = positions_of(info, games, seed);
+    let targets = fens
+        .into_iter()
+        .map(|(fen, variant, flying)| position_target(&fen, variant.name(), flying))
+        .collect();
+    (targets, placing, moving)
+}
+
+/// The position strings of [`positions_of`] (for one rule set).
+fn positions_fens(
+    info: &serde_json::Value,
+    games: usize,
+    seed: u64,
+) -> (Vec<String>, usize, usize) {
+    let (fens, placing, moving) = positions_of(info, games, seed);
+    (
+        fens.into_iter().map(|(f, _, _)| f).collect(),
+        placing,
+        moving,
+    )
+}
+
+/// A position string with its variant and flying rule.
+type RulePosition = (String, Variant, bool);
+
 /// Positions of random games of each rule set served: every position from the start to the
 /// end of the game (or 200 plies), so both phases in the proportions games reach them.
-fn positions(info: &serde_json::Value, games: usize, seed: u64) -> (Vec<String>, usize, usize) {
+fn positions_of(
+    info: &serde_json::Value,
+    games: usize,
+    seed: u64,
+) -> (Vec<RulePosition>, usize, usize) {
     let mut rng = StdRng::seed_from_u64(seed);
     let mut seen = HashSet::new();
     let mut out = Vec::new();
@@ -145,7 +191,7 @@ fn positions(info: &serde_json::Value, games: usize, seed: u64) -> (Vec<String>,
                     } else {
                         placing += 1;
                     }
-                    out.push(position_target(&fen, variant.name(), flying));
+                    out.push((fen, variant, flying));
                 }
                 let moves = pos.legal_moves();
                 // The game is over by the rules, or drawn by the 100-ply rule (a position
@@ -158,6 +204,76 @@ fn positions(info: &serde_json::Value, games: usize, seed: u64) -> (Vec<String>,
         }
     }
     (out, placing, moving)
+}
+
+/// `--agree`: `n` positions of each rule set served (of random games, shuffled), each asked of
+/// the server and computed from the library; prints the counts and every difference.
+async fn agree(cli: &Cli, n: usize) -> Result<bool, String> {
+    let dir = cli.tables.clone().ok_or("--agree needs --tables DIR")?;
+    let i = wait_ready(&cli.addr).await?;
+    let tb = Arc::new(Tablebase::open(&dir).map_err(|e| format!("{}: {e}", dir.display()))?);
+    let mut c = Conn::new(&cli.addr);
+    let (mut compared, mut skipped, mut different) = (0usize, 0usize, 0usize);
+    let t = Instant::now();
+    for rs in i["rule_sets"].as_array().into_iter().flatten() {
+        let variant = if rs["variant"] == "twelve" {
+            Variant::Twelve
+        } else {
+            Variant::Nine
+        };
+        let rules = Rules::new(variant, rs["flying"] == true);
+        let one = serde_json::json!({"rule_sets": [rs]});
+        let (games, seed) = (cli.games, cli.seed);
+        let (mut fens, _, _) =
+            tokio::task::spawn_blocking(move || positions_fens(&one, games, seed))
+                .await
+                .map_err(|e| e.to_string())?;
+        let mut rng = StdRng::seed_from_u64(cli.seed ^ 0xA62E);
+        rand::seq::SliceRandom::shuffle(&mut fens[..], &mut rng);
+        let (mut counts, mut done) = (BTreeMap::<String, usize>::new(), 0usize);
+        for fen in fens {
+            if done == n {
+                break;
+            }
+            let pos = Position::from_fen(&fen, rules).map_err(|e| e.to_string())?;
+            let tb2 = tb.clone();
+            let want = tokio::task::spawn_blocking(move || agree::expected(&tb2, &pos))
+                .await
+                .map_err(|e| e.to_string())?;
+            let Some(want) = want else {
+                skipped += 1;
+                continue;
+            };
+            let target = position_target(&fen, variant.name(), rules.flying);
+            let r = c.get(&target).await.map_err(|e| format!("{target}: {e}"))?;
+            let got = if r.status == 200 {
+                r.json()?
+            } else {
+                serde_json::Value::Null
+            };
+            if let Some(field) = agree::first_difference(&got, &want) {
+                different += 1;
+                if different <= 10 {
+                    println!("differs in {field}: {target}");
+                }
+            }
+            *counts
+                .entry(format!(
+                    "{} {}",
+                    want["phase"].as_str().unwrap_or(""),
+                    want["category"].as_str().unwrap_or("")
+                ))
+                .or_default() += 1;
+            done += 1;
+            compared += 1;
+        }
+        println!("{rules}: {done} positions compared, by phase and category {counts:?}");
+    }
+    println!(
+        "agreement: {compared} positions compared, {different} differ, {skipped} skipped (a move outside the tables), {:.1}s",
+        t.elapsed().as_secs_f64()
+    );
+    Ok(different == 0 && compared > 0)
 }
 
 fn percentile(sorted: &[u32], p: f64) -> f64 {
@@ -528,9 +644,10 @@ async fn fuzz(cli: &Cli, n: usize) -> Result<bool, String> {
 #[tokio::main]
 async fn main() {
     let cli = Cli::parse();
-    let result = match cli.fuzz {
-        Some(n) => fuzz(&cli, n).await,
-        None => load(&cli).await,
+    let result = match (cli.fuzz, cli.agree) {
+        (Some(n), _) => fuzz(&cli, n).await,
+        (None, Some(n)) => agree(&cli, n).await,
+        (None, None) => load(&cli).await,
     };
     match result {
         Ok(true) => {}
