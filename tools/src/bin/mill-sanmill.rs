@@ -117,11 +117,9 @@ impl Bridge {
     }
 
     fn position_command(&self, extra: Option<Move>) -> String {
-        let mut moves: Vec<Move> = self.game.moves().to_vec();
-        let mut cmd = sanmill::position_command(&self.start, self.startpos, &moves);
+        let mut cmd = sanmill::position_command(&self.start, self.startpos, self.game.moves());
         if let Some(m) = extra {
             // The placement or slide alone: Sanmill then asks the same side for its removal.
-            moves.push(m);
             let head = &sanmill::tokens(m)[0];
             if self.game.moves().is_empty() {
                 cmd.push_str(" moves");
