@@ -130,7 +130,7 @@ pub const TABLE: [Spec; 21] = [
     Spec {
         name: "TableChoice",
         kind: Kind::Combo {
-            default: "expected",
+            default: "search",
             vars: &crate::engine::TableChoice::NAMES,
         },
     },
