@@ -34,8 +34,9 @@ use std::time::{Duration, Instant};
 pub enum TableChoice {
     /// The search's evaluation alone: the network, trained on the tables' values of positions as
     /// games reach them, prefers the draws that players lose most often. The default: against
-    /// Sanmill 7.4.6 it won 18 games of 40 (24 with the repetition rule of `restrict_moving`) where `Expected` won 10, and against the
-    /// engine without tables as many as `Expected` (docs/merciless.md).
+    /// Sanmill 7.4.6 it won 18 games of 40 (24 with the repetition rule of `restrict_moving`)
+    /// where `Expected` won 10, and against the engine without tables as many as `Expected`
+    /// (docs/merciless.md).
     #[default]
     Search,
     /// The moves after which the opponent has the fewest replies that keep its value.
@@ -480,9 +481,9 @@ fn avoid_known_losers(reading: &Reading, want: Wdl, pos: &Position, limits: &mut
 /// `seen` holds the keys of the game's positions ([`Game::hashes`]): a drawn root (with
 /// `ultra_strong`) keeps only the draws that lead to a position not yet seen, where there are
 /// any; a won root cut short before its fastest move was read plays the fastest win read so
-/// far that repeats none of them. Left to the search, it chose among the wins its memory-only probes saw, which are the
-/// quiet moves within the same sub-space (the mill's children, in a smaller one, were the cold
-/// reads), and shuffled to threefold repetitions from won positions.
+/// far that repeats none of them. Left to the search, it chose among the wins its memory-only
+/// probes saw, which are the quiet moves within the same sub-space (the mill's children, in a
+/// smaller one, were the cold reads), and shuffled to threefold repetitions from won positions.
 pub(crate) fn restrict_moving(
     reading: &Reading,
     pos: &Position,
