@@ -23,6 +23,9 @@ use std::path::Path;
 
 /// The built-in network of nine (made by `mill-train`; see docs/nnue.md).
 pub static NINE: &[u8] = include_bytes!("../../nets/nine.nnue");
+/// The built-in network of twelve without flying, trained on that rule set's tables only (the
+/// flying feature never on), so it serves no position of twelve with flying.
+pub static TWELVE_NO_FLYING: &[u8] = include_bytes!("../../nets/twelve-noflying.nnue");
 
 const MAGIC: &[u8; 8] = b"MILLNNUE";
 const VERSION: u32 = 1;

@@ -17,7 +17,7 @@ pub mod file;
 pub mod float;
 
 use crate::position::Position;
-use crate::types::{Color, Variant};
+use crate::types::{Color, Rules, Variant};
 use features::List;
 use std::sync::{Arc, OnceLock};
 
@@ -323,28 +323,42 @@ pub fn score_of_logits(l: [f32; OUTPUTS]) -> i32 {
     (s.round() as i32).clamp(-MAX_SCORE, MAX_SCORE)
 }
 
-/// The network built into the binary for a variant, if there is one.
-pub fn builtin(variant: Variant) -> Option<Arc<Network>> {
+/// The network built into the binary for a rule set, if there is one: nine's for nine (flying
+/// is one of its inputs), twelve's without flying for twelve without flying. Twelve with
+/// flying has none yet (no tables of it were at hand to train one).
+pub fn builtin(rules: Rules) -> Option<Arc<Network>> {
     static NINE: OnceLock<Option<Arc<Network>>> = OnceLock::new();
-    match variant {
-        Variant::Nine => NINE
-            .get_or_init(|| match file::parse(file::NINE) {
-                Ok(n) => Some(Arc::new(n)),
-                Err(e) => {
-                    log::error!("the built-in network of nine is damaged: {e}");
-                    None
-                }
-            })
-            .clone(),
-        Variant::Twelve => None,
-    }
+    static TWELVE_NO_FLYING: OnceLock<Option<Arc<Network>>> = OnceLock::new();
+    let (cell, bytes, name) = match (rules.variant, rules.flying) {
+        (Variant::Nine, _) => (&NINE, file::NINE, "nine"),
+        (Variant::Twelve, false) => (
+            &TWELVE_NO_FLYING,
+            file::TWELVE_NO_FLYING,
+            "twelve without flying",
+        ),
+        (Variant::Twelve, true) => return None,
+    };
+    cell.get_or_init(|| match file::parse(bytes) {
+        Ok(n) if n.variant == rules.variant => Some(Arc::new(n)),
+        Ok(n) => {
+            log::error!(
+                "the built-in network of {name} is one of {}",
+                n.variant.name()
+            );
+            None
+        }
+        Err(e) => {
+            log::error!("the built-in network of {name} is damaged: {e}");
+            None
+        }
+    })
+    .clone()
 }
 
 #[cfg(test)]
 mod tests {
     use super::float::FloatNet;
     use super::*;
-    use crate::types::Rules;
     use rand::{Rng, SeedableRng};
 
     fn random_net(seed: u64, variant: Variant) -> Network {
@@ -437,5 +451,18 @@ mod tests {
             -score_of_logits([-2.0, 0.5, 1.0])
         );
         assert_eq!(score_of_logits([80.0, 0.0, -80.0]), MAX_SCORE);
+    }
+
+    /// Each rule set gets the built-in network of its own variant, and twelve with flying none
+    /// (twelve's net never saw the flying feature on).
+    #[test]
+    fn builtin_networks_follow_the_rules() {
+        for flying in [true, false] {
+            let nine = builtin(Rules::new(Variant::Nine, flying)).expect("nine has a net");
+            assert_eq!(nine.variant, Variant::Nine);
+        }
+        let twelve = builtin(Rules::new(Variant::Twelve, false)).expect("twelve without flying");
+        assert_eq!(twelve.variant, Variant::Twelve);
+        assert!(builtin(Rules::new(Variant::Twelve, true)).is_none());
     }
 }
