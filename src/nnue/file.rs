@@ -23,9 +23,9 @@ use std::path::Path;
 
 /// The built-in network of nine (made by `mill-train`; see docs/nnue.md).
 pub static NINE: &[u8] = include_bytes!("../../nets/nine.nnue");
-/// The built-in network of twelve without flying, trained on that rule set's tables only (the
-/// flying feature never on), so it serves no position of twelve with flying.
-pub static TWELVE_NO_FLYING: &[u8] = include_bytes!("../../nets/twelve-noflying.nnue");
+/// The built-in network of twelve, trained on the tables of twelve without flying; its flying
+/// row is zero (settled: the feature was never on), so it reads twelve with flying as without.
+pub static TWELVE: &[u8] = include_bytes!("../../nets/twelve.nnue");
 
 const MAGIC: &[u8; 8] = b"MILLNNUE";
 const VERSION: u32 = 1;

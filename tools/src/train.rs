@@ -338,6 +338,62 @@ fn add_into(a: &mut FloatNet, b: &FloatNet) {
     }
 }
 
+/// What [`settle`] changed: first-layer rows folded into the biases and rows zeroed.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Settled {
+    /// Features on in every sample's both views (flying, where the data is of one rule).
+    pub folded: Vec<usize>,
+    /// Features on in no sample's view.
+    pub zeroed: Vec<usize>,
+}
+
+/// Makes the network answer for inputs the data never showed as for the ones it did. A feature
+/// on in every sample (the flying rule, when all the data is of one rule set) is only a bias
+/// to the training: its row is folded into the first layer's biases; a feature never on kept
+/// its random first weights, which mean nothing: its row is zeroed. Then both settings of such
+/// a feature give the trained answer, and every position like the data's is evaluated exactly
+/// as before (the sums are the same).
+pub fn settle(net: &mut FloatNet, samples: &[Sample]) -> Settled {
+    let (on, all) = samples
+        .par_chunks(1 << 16)
+        .map(|chunk| {
+            let mut on = vec![0u64; features::COUNT];
+            let (mut a, mut b) = (List::new(), List::new());
+            for s in chunk {
+                inputs(s, &mut a, &mut b);
+                for &f in a.as_slice().iter().chain(b.as_slice()) {
+                    on[f as usize] += 1;
+                }
+            }
+            (on, 2 * chunk.len() as u64)
+        })
+        .reduce(
+            || (vec![0u64; features::COUNT], 0),
+            |(mut x, n), (y, m)| {
+                x.iter_mut().zip(&y).for_each(|(x, y)| *x += y);
+                (x, n + m)
+            },
+        );
+    let mut out = Settled::default();
+    if samples.is_empty() {
+        return out;
+    }
+    for (f, &count) in on.iter().enumerate() {
+        let row = f * HIDDEN..(f + 1) * HIDDEN;
+        if count == all {
+            for (b, w) in net.ft_b.iter_mut().zip(&mut net.ft_w[row]) {
+                *b += *w;
+                *w = 0.0;
+            }
+            out.folded.push(f);
+        } else if count == 0 {
+            net.ft_w[row].fill(0.0);
+            out.zeroed.push(f);
+        }
+    }
+    out
+}
+
 /// Splits samples into training and held-out sets, by the seed.
 pub fn split(mut samples: Vec<Sample>, cfg: &Config) -> (Vec<Sample>, Vec<Sample>) {
     let mut rng = rand::rngs::StdRng::seed_from_u64(cfg.seed);
@@ -430,6 +486,7 @@ mod tests {
     use super::*;
     use millstone::nnue::float::FloatNet;
     use millstone::{Color, Position, Rules};
+    use rand::Rng;
 
     /// The backward pass is the gradient of the loss: checked against finite differences on
     /// a few weights of every layer.
@@ -470,6 +527,46 @@ mod tests {
                 "param {param}[{i}]: numeric {numeric}, analytic {analytic}"
             );
         }
+    }
+
+    /// Settling moves an always-on feature's row into the biases and zeroes never-on rows
+    /// without changing any sample's output; afterwards the feature's setting changes nothing.
+    #[test]
+    fn settle_keeps_every_sample_and_frees_the_constant_feature() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(21);
+        let mut net = FloatNet::random(&mut rng);
+        let samples: Vec<Sample> = (0..40)
+            .map(|i| {
+                let mut pos = Position::new(Rules::new(millstone::Variant::Nine, true));
+                for _ in 0..i % 12 {
+                    let moves = pos.legal_moves();
+                    pos.make(moves[rng.gen_range(0..moves.len())]);
+                }
+                Sample::new(&pos, 0, u8::MAX)
+            })
+            .collect();
+        let before: Vec<_> = samples
+            .iter()
+            .map(|s| s.position())
+            .map(|p| net.logits(&p))
+            .collect();
+        let settled = settle(&mut net, &samples);
+        assert_eq!(settled.folded, vec![features::FLYING]);
+        assert!(
+            settled.zeroed.contains(&(features::HAND_OWN + 12)),
+            "{settled:?}"
+        );
+        for (s, b) in samples.iter().zip(&before) {
+            let after = net.logits(&s.position());
+            for (x, y) in after.iter().zip(b) {
+                assert!((x - y).abs() < 1e-4, "{after:?} against {b:?}");
+            }
+            let mut without = *s;
+            without.rules = Rules::new(millstone::Variant::Nine, false);
+            assert_eq!(net.logits(&without.position()), after);
+        }
+        let row = &net.ft_w[features::FLYING * HIDDEN..(features::FLYING + 1) * HIDDEN];
+        assert!(row.iter().all(|&w| w == 0.0));
     }
 
     /// A warm start begins where its network is: from a trained network, one more epoch at a

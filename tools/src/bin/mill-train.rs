@@ -3,10 +3,11 @@
 
 use clap::Parser;
 use millstone::nnue::file;
+use millstone::nnue::float::FloatNet;
 use millstone::tablebase::sample::{self, Sample};
 use millstone::Variant;
 use millstone_tools::train::{self, Config};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -20,6 +21,11 @@ struct Cli {
     /// Where to write the network.
     #[arg(long, short, required_unless_present = "check")]
     out: Option<PathBuf>,
+    /// Train nothing: write this network file settled on the samples (the rows of features
+    /// they always turn on folded into the biases, of those they never turn on zeroed, as
+    /// every trained network is; see docs/nnue.md) to `--out`.
+    #[arg(long, conflicts_with_all = ["check", "init"])]
+    settle: Option<PathBuf>,
     /// Train nothing: measure this network file (the engine's integer inference) and the
     /// hand-tuned evaluation on the samples, per phase.
     #[arg(long)]
@@ -120,6 +126,19 @@ fn run(cli: &Cli) -> Result<(), String> {
         .out
         .as_ref()
         .expect("clap requires --out without --check");
+    if let Some(path) = &cli.settle {
+        let net = load_of(path, variant)?;
+        let mut f = file::dequantize(&net);
+        let settled = train::settle(&mut f, &samples);
+        let description = format!(
+            "{}; settled on {} samples from {}: {}",
+            net.description,
+            samples.len(),
+            sources.join(", "),
+            settled_summary(&settled)
+        );
+        return write_net(out, &f, variant, &description);
+    }
     let cfg = Config {
         epochs: cli.epochs,
         batch: cli.batch,
@@ -129,17 +148,7 @@ fn run(cli: &Cli) -> Result<(), String> {
     };
     let init = match &cli.init {
         None => None,
-        Some(path) => {
-            let net = file::load(path).map_err(|e| format!("{}: {e}", path.display()))?;
-            if net.variant != variant {
-                return Err(format!(
-                    "{} is a network of {}",
-                    path.display(),
-                    net.variant.name()
-                ));
-            }
-            Some(net)
-        }
+        Some(path) => Some(load_of(path, variant)?),
     };
     let n = samples.len();
     let (tr, va) = train::split(samples, &cfg);
@@ -158,7 +167,7 @@ fn run(cli: &Cli) -> Result<(), String> {
             held.summary()
         );
     };
-    let (net, from) = match &init {
+    let (mut net, from) = match &init {
         None => (train::train(&tr, &va, &cfg, report), String::new()),
         Some(net) => {
             let f = file::dequantize(net);
@@ -173,10 +182,11 @@ fn run(cli: &Cli) -> Result<(), String> {
             )
         }
     };
+    let settled = train::settle(&mut net, &tr);
     let held = train::evaluate(&net, &va);
     let description = format!(
         "mill-train {}: {n} samples from {}{from}; seed {}, epochs {}, batch {}, lr {}, \
-         holdout {}; held out: {}; {:.0}s",
+         holdout {}; held out: {}; {}; {:.0}s",
         env!("CARGO_PKG_VERSION"),
         sources.join(", "),
         cfg.seed,
@@ -185,9 +195,42 @@ fn run(cli: &Cli) -> Result<(), String> {
         cfg.lr,
         cfg.holdout,
         held.summary(),
+        settled_summary(&settled),
         start.elapsed().as_secs_f64()
     );
-    let bytes = file::to_bytes(&net, variant, &description);
+    write_net(out, &net, variant, &description)
+}
+
+/// A network file of the samples' variant.
+fn load_of(path: &Path, variant: Variant) -> Result<millstone::nnue::Network, String> {
+    let net = file::load(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    if net.variant != variant {
+        return Err(format!(
+            "{} is a network of {}",
+            path.display(),
+            net.variant.name()
+        ));
+    }
+    Ok(net)
+}
+
+/// What `settle` did, for the description.
+fn settled_summary(s: &train::Settled) -> String {
+    format!(
+        "features always on, folded into the biases: {:?}; never on, zeroed: {}",
+        s.folded,
+        s.zeroed.len()
+    )
+}
+
+/// Quantizes `net`, checks the file by reading it back, writes it and says so.
+fn write_net(
+    out: &Path,
+    net: &FloatNet,
+    variant: Variant,
+    description: &str,
+) -> Result<(), String> {
+    let bytes = file::to_bytes(net, variant, description);
     let checked = file::parse(&bytes).map_err(|e| e.to_string())?;
     std::fs::write(out, &bytes).map_err(|e| format!("{}: {e}", out.display()))?;
     println!(
@@ -195,10 +238,7 @@ fn run(cli: &Cli) -> Result<(), String> {
         out.display(),
         bytes.len(),
         checked.checksum,
-        match variant {
-            Variant::Nine => "nine",
-            Variant::Twelve => "twelve",
-        }
+        variant.name()
     );
     Ok(())
 }
