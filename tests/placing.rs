@@ -303,7 +303,7 @@ fn expected_and_sector_choices_keep_the_value_and_follow_their_ranking() {
     let rules = Rules::default();
     let dir = tables(rules, "expected");
     let tb = Tablebase::open(&dir).unwrap();
-    let net = millstone::nnue::builtin(rules);
+    let net = millstone::nnue::builtin(rules.variant);
     let sectors: Vec<Sector> = Sector::all(rules, MATERIAL)
         .into_iter()
         .filter(|s| s.slots() > 1000)

@@ -17,7 +17,7 @@ pub mod file;
 pub mod float;
 
 use crate::position::Position;
-use crate::types::{Color, Rules, Variant};
+use crate::types::{Color, Variant};
 use features::List;
 use std::sync::{Arc, OnceLock};
 
@@ -323,19 +323,19 @@ pub fn score_of_logits(l: [f32; OUTPUTS]) -> i32 {
     (s.round() as i32).clamp(-MAX_SCORE, MAX_SCORE)
 }
 
-/// The network built into the binary for a rule set: one a variant, flying being one of its
-/// inputs. Twelve's was trained without flying only (its tables with flying were not at hand);
-/// its flying row is zero, so it reads a position with flying as one without, which measured
-/// better in games than the hand-tuned evaluation (docs/nnue.md).
-pub fn builtin(rules: Rules) -> Option<Arc<Network>> {
+/// The network built into the binary for a variant, flying being one of its inputs. Twelve's
+/// was trained without flying only (its tables with flying were not at hand); its flying row
+/// is zero, so it reads a position with flying as one without, which measured better in games
+/// than the hand-tuned evaluation (docs/nnue.md).
+pub fn builtin(variant: Variant) -> Option<Arc<Network>> {
     static NINE: OnceLock<Option<Arc<Network>>> = OnceLock::new();
     static TWELVE: OnceLock<Option<Arc<Network>>> = OnceLock::new();
-    let (cell, bytes, name) = match rules.variant {
+    let (cell, bytes, name) = match variant {
         Variant::Nine => (&NINE, file::NINE, "nine"),
         Variant::Twelve => (&TWELVE, file::TWELVE, "twelve"),
     };
     cell.get_or_init(|| match file::parse(bytes) {
-        Ok(n) if n.variant == rules.variant => Some(Arc::new(n)),
+        Ok(n) if n.variant == variant => Some(Arc::new(n)),
         Ok(n) => {
             log::error!(
                 "the built-in network of {name} is one of {}",
@@ -355,6 +355,7 @@ pub fn builtin(rules: Rules) -> Option<Arc<Network>> {
 mod tests {
     use super::float::FloatNet;
     use super::*;
+    use crate::types::Rules;
     use rand::{Rng, SeedableRng};
 
     fn random_net(seed: u64, variant: Variant) -> Network {
@@ -449,18 +450,16 @@ mod tests {
         assert_eq!(score_of_logits([80.0, 0.0, -80.0]), MAX_SCORE);
     }
 
-    /// Each rule set gets the built-in network of its own variant; twelve's, trained without
+    /// Each variant gets its own built-in network; twelve's, trained without
     /// flying, evaluates a position with flying as the same position without (its flying row
     /// is zero, settled by `mill-train`).
     #[test]
     fn builtin_networks_follow_the_rules() {
         for variant in [Variant::Nine, Variant::Twelve] {
-            for flying in [true, false] {
-                let net = builtin(Rules::new(variant, flying)).expect("every variant has a net");
-                assert_eq!(net.variant, variant);
-            }
+            let net = builtin(variant).expect("every variant has a net");
+            assert_eq!(net.variant, variant);
         }
-        let net = builtin(Rules::new(Variant::Twelve, true)).unwrap();
+        let net = builtin(Variant::Twelve).unwrap();
         let mut rng = rand::rngs::StdRng::seed_from_u64(12);
         for _ in 0..20 {
             let mut with = Position::new(Rules::new(Variant::Twelve, true));
