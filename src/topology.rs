@@ -57,6 +57,8 @@ pub struct Topology {
     pub lines_through: [[u32; 3]; 24],
     /// The points of each line, in slot order 0, 1, 2.
     pub line_points: [[u8; 3]; 20],
+    /// The lines through each point, one bit per line index (what changes when a point does).
+    pub line_ids_through: [u32; 24],
     /// `slot_tables[s][k][byte]`: for byte `k` of a bitboard, the lines (one bit per line) whose
     /// slot `s` point is set in that byte. Lets the evaluation see all lines at once.
     slot_tables: [[[u32; 256]; 3]; 3],
@@ -69,6 +71,7 @@ const fn build(variant: Variant) -> Topology {
     let mut lines_through = [[NEVER_FULL; 3]; 24];
     let mut through_count = [0usize; 24];
     let mut line_points = [[0u8; 3]; 20];
+    let mut line_ids_through = [0u32; 24];
     let mut slot_tables = [[[0u32; 256]; 3]; 3];
     let total = match variant {
         Variant::Nine => 16,
@@ -101,6 +104,7 @@ const fn build(variant: Variant) -> Topology {
             let p = pts[k] as usize;
             lines_through[p][through_count[p]] = mask;
             through_count[p] += 1;
+            line_ids_through[p] |= 1 << line_count;
             k += 1;
         }
         // Consecutive points on a line are neighbours.
@@ -117,6 +121,7 @@ const fn build(variant: Variant) -> Topology {
         adjacent,
         lines_through,
         line_points,
+        line_ids_through,
         slot_tables,
     }
 }

@@ -200,11 +200,7 @@ pub fn changed(
                 added.push(THEIRS + p);
             }
         }
-        for (l, &mask) in topo.lines[..topo.line_count].iter().enumerate() {
-            if mask >> p & 1 != 0 {
-                lines |= 1 << l;
-            }
-        }
+        lines |= topo.line_ids_through[p];
     }
     while lines != 0 {
         let l = lines.trailing_zeros() as usize;

@@ -296,19 +296,38 @@ pub struct Searcher<'a> {
     frames: Vec<Frame>,
     currmove: Option<&'a mut (dyn FnMut(i32, Move, usize) + Send)>,
     last_currmove: Option<Instant>,
-    /// The network's first-layer sums along the current path (the last is the node's), when
-    /// the search uses the network: each move adds one, each take-back drops it.
+    /// The network's first-layer sums along the current path, when the search uses the
+    /// network: entry `k` belongs to `acc_pos[k]`, the path's `k`-th position. A move only
+    /// pushes its position; the sums are brought up to date when a node is evaluated, so the
+    /// nodes that never are (table cut-offs, repetitions, cached evaluations) cost nothing.
     accs: Vec<Accumulator>,
+    acc_pos: Vec<Position>,
+    /// How many entries of `accs` from the bottom hold the sums of their position.
+    acc_ready: usize,
+    /// Evaluations by Zobrist key: placements reach the same position in many orders, and
+    /// the network's dense layers are the largest part of a node's cost.
+    eval_cache: Vec<(u64, i32)>,
 }
+
+/// Entries of a searcher's evaluation cache (a power of two; 16 bytes each, so 512 KiB,
+/// about a second-level cache).
+const EVAL_CACHE_SIZE: usize = 1 << 15;
 
 impl<'a> Searcher<'a> {
     /// A searcher for thread `id` from the current position of `game`.
     pub fn new(sh: &'a Shared<'a>, id: usize, game: &Game, searchmoves: &[Move]) -> Self {
         let pos = *game.position();
-        let mut accs = Vec::with_capacity(MAX_PLY + 2);
+        let mut accs = Vec::new();
+        let mut acc_pos = Vec::new();
+        let mut eval_cache = Vec::new();
         if let Some(net) = sh.net {
             debug_assert_eq!(net.variant, pos.variant());
-            accs.push(Accumulator::new(net, &pos));
+            accs = vec![Accumulator::new(net, &pos); MAX_PLY + 3];
+            acc_pos.reserve(MAX_PLY + 3);
+            acc_pos.push(pos);
+            // An empty slot's key is 0: a position whose hash is 0 would read 0 from it, a
+            // 2^-64 chance, as for any collision of the transposition table.
+            eval_cache = vec![(0, 0); EVAL_CACHE_SIZE];
         }
         let root_moves = game
             .legal_moves()
@@ -343,6 +362,9 @@ impl<'a> Searcher<'a> {
             currmove: None,
             last_currmove: None,
             accs,
+            acc_pos,
+            acc_ready: 1,
+            eval_cache,
         }
     }
 
@@ -432,12 +454,11 @@ impl<'a> Searcher<'a> {
 
     #[inline]
     fn make(&mut self, m: Move) -> crate::position::Undo {
-        let before = self.pos;
         let u = self.pos.make(m);
+        self.sh.tt.prefetch(self.pos.hash());
         self.keys.push(self.pos.hash());
-        if let Some(net) = self.sh.net {
-            let acc = self.accs[self.accs.len() - 1].updated(net, &before, &self.pos);
-            self.accs.push(acc);
+        if self.sh.net.is_some() {
+            self.acc_pos.push(self.pos);
         }
         u
     }
@@ -445,18 +466,39 @@ impl<'a> Searcher<'a> {
     #[inline]
     fn unmake(&mut self, m: Move, u: crate::position::Undo) {
         self.keys.pop();
-        self.accs.pop();
+        if self.sh.net.is_some() {
+            self.acc_pos.pop();
+            self.acc_ready = self.acc_ready.min(self.acc_pos.len());
+        }
         self.pos.unmake(m, u);
     }
 
     /// The static evaluation of the current node from the side to move's view: the network's
     /// when the search has one, else the hand-tuned terms.
     #[inline]
-    fn evaluate(&self) -> i32 {
-        match self.sh.net {
-            Some(net) => net.evaluate(&self.accs[self.accs.len() - 1], self.pos.side_to_move()),
-            None => evaluate(&self.pos),
+    fn evaluate(&mut self) -> i32 {
+        let Some(net) = self.sh.net else {
+            return evaluate(&self.pos);
+        };
+        let key = self.pos.hash();
+        let slot = key as usize & (EVAL_CACHE_SIZE - 1);
+        let (k, e) = self.eval_cache[slot];
+        if k == key {
+            return e;
         }
+        let top = self.acc_pos.len() - 1;
+        // The path's positions since the last ready entry, each from its parent's sums.
+        for i in self.acc_ready..=top {
+            if i >= self.accs.len() {
+                self.accs.push(self.accs[0]);
+            }
+            let acc = self.accs[i - 1].updated(net, &self.acc_pos[i - 1], &self.acc_pos[i]);
+            self.accs[i] = acc;
+        }
+        self.acc_ready = top + 1;
+        let e = net.evaluate(&self.accs[top], self.pos.side_to_move());
+        self.eval_cache[slot] = (key, e);
+        e
     }
 
     /// Scores a position whose side to move cannot move or has too little material: a loss, or
@@ -959,4 +1001,82 @@ pub fn budget_for(limits: &Limits, pos: &Position) -> Option<TimeBudget> {
         return None;
     }
     timeman::budget(&limits.clock, pos.side_to_move(), limits.move_overhead)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::Rules;
+    use rand::{Rng, SeedableRng};
+
+    /// Random walks with take-backs and passes (as the null move makes): every evaluation
+    /// through the lazily updated sums and the cache equals a fresh one of the position.
+    #[test]
+    fn lazy_accumulator_and_cache_equal_fresh_evaluation() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(11);
+        for variant in [Variant::Nine, Variant::Twelve] {
+            let net = crate::nnue::builtin(variant).expect("a built-in network");
+            let tt = TranspositionTable::new(1);
+            let (stop, never, origin) = (
+                AtomicBool::new(false),
+                AtomicBool::new(false),
+                AtomicU64::new(0),
+            );
+            let shared = Shared {
+                tt: &tt,
+                stop: &stop,
+                nodes: AtomicU64::new(0),
+                start: Instant::now(),
+                budget: None,
+                node_limit: None,
+                tb: None,
+                tbhits: AtomicU64::new(0),
+                pondering: &never,
+                clock_origin_us: &origin,
+                net: Some(&net),
+            };
+            for flying in [false, true] {
+                let game = Game::new(Position::new(Rules::new(variant, flying)));
+                let mut s = Searcher::new(&shared, 0, &game, &[]);
+                let mut checked = 0;
+                for _ in 0..60 {
+                    // `None` is a pass; take-backs undo in order.
+                    let mut path = Vec::new();
+                    for _ in 0..rng.gen_range(1..40) {
+                        let moves = s.pos.legal_moves();
+                        if s.pos.outcome().is_some() || moves.is_empty() {
+                            break;
+                        }
+                        if rng.gen_bool(0.1) {
+                            s.pos.toggle_side();
+                            path.push(None);
+                        } else {
+                            let m = moves[rng.gen_range(0..moves.len())];
+                            path.push(Some((m, s.make(m))));
+                        }
+                        if rng.gen_bool(0.5) {
+                            assert_eq!(s.evaluate(), net.evaluate_position(&s.pos));
+                            checked += 1;
+                        }
+                        if rng.gen_bool(0.2) {
+                            undo(&mut s, path.pop());
+                        }
+                    }
+                    while let Some(step) = path.pop() {
+                        undo(&mut s, Some(step));
+                    }
+                    assert_eq!(s.pos, *game.position());
+                }
+                assert!(checked > 200, "{checked} evaluations checked");
+            }
+        }
+    }
+
+    fn undo(s: &mut Searcher, step: Option<Option<(Move, crate::position::Undo)>>) {
+        match step {
+            Some(Some((m, u))) => s.unmake(m, u),
+            Some(None) => s.pos.toggle_side(),
+            None => {}
+        }
+    }
 }
