@@ -59,6 +59,12 @@ pub struct Topology {
     pub line_points: [[u8; 3]; 20],
     /// The lines through each point, one bit per line index (what changes when a point does).
     pub line_ids_through: [u32; 24],
+    /// Each point's square-line mates: the other two points of each of the two lines of the
+    /// square grid through it, in line and slot order (twelve's diagonals left out, so every
+    /// point has exactly four).
+    pub square_mates: [[u8; 4]; 24],
+    /// The point and its square-line mates, as a mask.
+    pub square_neighbourhood: [u32; 24],
     /// `slot_tables[s][k][byte]`: for byte `k` of a bitboard, the lines (one bit per line) whose
     /// slot `s` point is set in that byte. Lets the evaluation see all lines at once.
     slot_tables: [[[u32; 256]; 3]; 3],
@@ -72,6 +78,9 @@ const fn build(variant: Variant) -> Topology {
     let mut through_count = [0usize; 24];
     let mut line_points = [[0u8; 3]; 20];
     let mut line_ids_through = [0u32; 24];
+    let mut square_mates = [[0u8; 4]; 24];
+    let mut mates_count = [0usize; 24];
+    let mut square_neighbourhood = [0u32; 24];
     let mut slot_tables = [[[0u32; 256]; 3]; 3];
     let total = match variant {
         Variant::Nine => 16,
@@ -105,6 +114,17 @@ const fn build(variant: Variant) -> Topology {
             lines_through[p][through_count[p]] = mask;
             through_count[p] += 1;
             line_ids_through[p] |= 1 << line_count;
+            if line_count < 16 {
+                square_neighbourhood[p] |= mask;
+                let mut j = 0;
+                while j < 3 {
+                    if j != k {
+                        square_mates[p][mates_count[p]] = pts[j];
+                        mates_count[p] += 1;
+                    }
+                    j += 1;
+                }
+            }
             k += 1;
         }
         // Consecutive points on a line are neighbours.
@@ -122,6 +142,8 @@ const fn build(variant: Variant) -> Topology {
         lines_through,
         line_points,
         line_ids_through,
+        square_mates,
+        square_neighbourhood,
         slot_tables,
     }
 }

@@ -14,6 +14,7 @@
 //! | own pieces on the board | 13 | one-hot, 0 to 12 |
 //! | opponent's pieces on the board | 13 | one-hot |
 //! | flying allowed | 1 | the rule, not the side's state |
+//! | a point's neighbourhood | 24 × 243 | one per point: it and its four square-line mates, each empty, own or opponent's |
 //!
 //! The line states make a two-in-a-line with a free third point, a closed mill or a blocked line
 //! one feature each, the patterns the game turns on, which pieces by point alone would leave to
@@ -44,10 +45,16 @@ pub const COUNT_OWN: usize = HAND_THEIRS + 13;
 pub const COUNT_THEIRS: usize = COUNT_OWN + 13;
 /// The flying rule.
 pub const FLYING: usize = COUNT_THEIRS + 13;
+/// Point neighbourhoods: `POINTS + 243 * point + state`.
+pub const POINTS: usize = FLYING + 1;
 /// Features of one view.
-pub const COUNT: usize = FLYING + 1;
-/// Most features on at once in one view: pieces, one state a line, four counts, the rule.
-pub const MAX_ACTIVE: usize = 24 + MAX_LINES + 4 + 1;
+pub const COUNT: usize = POINTS + 24 * 243;
+/// The features of the first networks' files (everything before the neighbourhoods): such a
+/// file is read with zero rows for the rest, which keeps its evaluations.
+pub const COUNT_V1: usize = POINTS;
+/// Most features on at once in one view: pieces, one state a line, four counts, the rule, one
+/// neighbourhood a point.
+pub const MAX_ACTIVE: usize = 24 + MAX_LINES + 4 + 1 + 24;
 
 /// A list of feature indices, without allocation.
 #[derive(Clone, Copy)]
@@ -105,6 +112,16 @@ fn line_state(points: &[u8; 3], own: u32, theirs: u32) -> usize {
     s
 }
 
+/// The state of `p`'s neighbourhood from `view`'s side: `p` then its square-line mates, base 3.
+#[inline]
+fn point_state(topo: &Topology, p: usize, own: u32, theirs: u32) -> usize {
+    let one = |q: usize| ((own >> q & 1) + 2 * (theirs >> q & 1)) as usize;
+    let m = &topo.square_mates[p];
+    one(p)
+        + 3 * (one(m[0] as usize)
+            + 3 * (one(m[1] as usize) + 3 * (one(m[2] as usize) + 3 * one(m[3] as usize))))
+}
+
 /// `view`'s own and opponent's pieces and hands.
 #[inline]
 fn sides(pos: &Position, view: Color) -> (u32, u32, usize, usize) {
@@ -160,15 +177,20 @@ pub fn active_sets(
     if flying {
         out.push(FLYING);
     }
+    for p in 0..24 {
+        out.push(POINTS + 243 * p + point_state(topo, p, own, theirs));
+    }
 }
 
 /// The features that go off (`removed`) and on (`added`) in `view`'s view from `before` to
 /// `after`, two positions of the same rules. Only what a move can change is looked at: the
-/// points whose occupant changed, the lines through them, and the counts.
+/// points whose occupant changed, the lines through them, and the counts. The neighbourhoods
+/// only when asked: a network of the first shape has no weights for them.
 pub fn changed(
     before: &Position,
     after: &Position,
     view: Color,
+    neighbourhoods: bool,
     removed: &mut List,
     added: &mut List,
 ) {
@@ -182,6 +204,7 @@ pub fn changed(
     }
     let topo = before.topology();
     let mut lines = 0u32;
+    let mut hood = 0u32;
     let mut rest = points;
     while rest != 0 {
         let p = rest.trailing_zeros() as usize;
@@ -201,6 +224,19 @@ pub fn changed(
             }
         }
         lines |= topo.line_ids_through[p];
+        if neighbourhoods {
+            hood |= topo.square_neighbourhood[p];
+        }
+    }
+    while hood != 0 {
+        let q = hood.trailing_zeros() as usize;
+        hood &= hood - 1;
+        let s0 = point_state(topo, q, own0, theirs0);
+        let s1 = point_state(topo, q, own1, theirs1);
+        if s0 != s1 {
+            removed.push(POINTS + 243 * q + s0);
+            added.push(POINTS + 243 * q + s1);
+        }
     }
     while lines != 0 {
         let l = lines.trailing_zeros() as usize;
@@ -269,7 +305,7 @@ mod tests {
                             assert!(a.as_slice().windows(2).all(|w| w[0] < w[1]));
                             assert!(a.as_slice().iter().all(|&i| (i as usize) < COUNT));
                             let (mut rem, mut add) = (List::new(), List::new());
-                            changed(&pos, &next, view, &mut rem, &mut add);
+                            changed(&pos, &next, view, true, &mut rem, &mut add);
                             let mut s = set(&a);
                             for i in rem.as_slice() {
                                 assert!(s.remove(i), "{i} removed but not on in {pos}");

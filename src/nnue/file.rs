@@ -176,7 +176,8 @@ pub fn parse(bytes: &[u8]) -> Result<Network, NetError> {
     };
     let shape = [r.u32()?, r.u32()?, r.u32()?, r.u32()?];
     let want = [features::COUNT, HIDDEN, L1, L2].map(|d| d as u32);
-    if shape != want {
+    let first = [features::COUNT_V1, HIDDEN, L1, L2].map(|d| d as u32);
+    if shape != want && shape != first {
         return Err(NetError::Invalid(format!(
             "shape {shape:?} (features, layers), this build's is {want:?}"
         )));
@@ -190,7 +191,12 @@ pub fn parse(bytes: &[u8]) -> Result<Network, NetError> {
         variant,
         description,
         checksum,
-        ft_w: r.i16s(features::COUNT * HIDDEN)?,
+        neighbourhoods: shape[0] as usize == features::COUNT,
+        ft_w: {
+            let mut w = r.i16s(shape[0] as usize * HIDDEN)?;
+            w.resize(features::COUNT * HIDDEN, 0);
+            w
+        },
         ft_b: r.i16s(HIDDEN)?,
         l1_w: r.i16s(L1 * 2 * HIDDEN)?,
         l1_b: r.i32s(L1)?,
@@ -266,6 +272,20 @@ mod tests {
         }
     }
 
+    /// A file of the first networks' shape (no neighbourhood features; twelve's network is
+    /// one) is read with zero rows for the features it lacks, so it evaluates as it was trained.
+    #[test]
+    fn first_shape_reads_with_zero_rows() {
+        let shape = |b: &[u8]| u32::from_le_bytes(b[16..20].try_into().unwrap()) as usize;
+        assert_eq!(shape(TWELVE), features::COUNT_V1);
+        let twelve = parse(TWELVE).unwrap();
+        assert_eq!(twelve.ft_w.len(), features::COUNT * HIDDEN);
+        let before = features::COUNT_V1 * HIDDEN;
+        assert!(twelve.ft_w[..before].iter().any(|&w| w != 0));
+        assert!(twelve.ft_w[before..].iter().all(|&w| w == 0));
+        assert_eq!(shape(NINE), features::COUNT);
+    }
+
     /// The integer inference follows the float network within the quantization's error.
     #[test]
     fn integer_inference_follows_float() {
@@ -280,8 +300,11 @@ mod tests {
             let acc = Accumulator::new(&net, &pos);
             let q = net.logits(&acc, pos.side_to_move());
             let r = f.logits(&pos);
+            // An untrained net's sums are large and seldom clipped, so more of its rounding
+            // errors (up to `features::MAX_ACTIVE` first-layer rows a view) reach the output
+            // than a trained one's (0.05 for the built-in net, above).
             for k in 0..3 {
-                assert!((q[k] - r[k]).abs() < 0.05, "{pos}: {q:?} against {r:?}");
+                assert!((q[k] - r[k]).abs() < 0.08, "{pos}: {q:?} against {r:?}");
             }
             let moves = pos.legal_moves();
             pos.make(moves[rng.gen_range(0..moves.len())]);

@@ -14,7 +14,7 @@ use rand::Rng;
 /// Largest magnitude of a first-layer weight or bias: with at most
 /// [`features::MAX_ACTIVE`] features on, the integer accumulator (255 per unit) stays inside
 /// an `i16`.
-pub const FT_CLIP: f32 = 2.0;
+pub const FT_CLIP: f32 = 1.7;
 /// Largest magnitude of a dense layer's weight (256 per unit in an `i16`).
 pub const DENSE_CLIP: f32 = 64.0;
 

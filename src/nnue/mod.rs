@@ -49,6 +49,9 @@ pub struct Network {
     pub description: String,
     /// The file's checksum (FNV-1a 64 of its contents), to tell nets apart.
     pub checksum: u64,
+    /// Whether the file has the neighbourhood features (the first networks' shape has not:
+    /// their rows are zero, and a move need not compute them).
+    pub(crate) neighbourhoods: bool,
     pub(crate) ft_w: Vec<i16>,
     pub(crate) ft_b: Vec<i16>,
     pub(crate) l1_w: Vec<i16>,
@@ -120,7 +123,14 @@ impl Accumulator {
         let mut acc = *self;
         let (mut removed, mut added) = (List::new(), List::new());
         for view in Color::ALL {
-            features::changed(before, after, view, &mut removed, &mut added);
+            features::changed(
+                before,
+                after,
+                view,
+                net.neighbourhoods,
+                &mut removed,
+                &mut added,
+            );
             let v = &mut acc.values[view.index()];
             for &f in removed.as_slice() {
                 sub_row(v, net.row(f));
@@ -365,12 +375,18 @@ mod tests {
     }
 
     /// Incremental updates along random games (both variants, flying on and off) equal a
-    /// fresh accumulator at every position.
+    /// fresh accumulator at every position; for twelve also with its built-in network, of the
+    /// first shape, whose updates leave the neighbourhoods out.
     #[test]
     fn incremental_accumulator_equals_fresh() {
         let mut rng = rand::rngs::StdRng::seed_from_u64(11);
-        for variant in [Variant::Nine, Variant::Twelve] {
-            let net = random_net(3, variant);
+        let nets = [
+            random_net(3, Variant::Nine),
+            random_net(3, Variant::Twelve),
+            Network::clone(&builtin(Variant::Twelve).unwrap()),
+        ];
+        for net in nets {
+            let variant = net.variant;
             for flying in [false, true] {
                 for _ in 0..30 {
                     let mut pos = Position::new(Rules::new(variant, flying));

@@ -1,7 +1,7 @@
 //! `mill-train`: fits the network of `millstone::nnue` to labelled positions from the tables.
 //!
 //! Written here rather than in a Python framework: the network is small and sparse (a few dozen
-//! active features of 641, then 256 -> 32 -> 32 -> 3), so a plain backward pass on the CPU keeps
+//! active features of 6,473, then 256 -> 32 -> 32 -> 3), so a plain backward pass on the CPU keeps
 //! both cores busy without a runtime of gigabytes, and the float network it trains is the very
 //! `FloatNet` whose quantized form the engine runs (no export step that could drift).
 //!
