@@ -131,15 +131,36 @@ impl Accumulator {
                 &mut removed,
                 &mut added,
             );
-            let v = &mut acc.values[view.index()];
-            for &f in removed.as_slice() {
-                sub_row(v, net.row(f));
-            }
-            for &f in added.as_slice() {
-                add_row(v, net.row(f));
-            }
+            apply_rows(
+                &mut acc.values[view.index()],
+                net,
+                removed.as_slice(),
+                added.as_slice(),
+            );
         }
         acc
+    }
+}
+
+/// Takes the `removed` rows from a view's sums and adds the `added` ones, a chunk of the sums
+/// at a time: the chunk stays in registers while every row passes over it, where a row at a
+/// time would load and store the whole accumulator for each.
+#[inline(always)]
+fn apply_rows(v: &mut [i16; HIDDEN], net: &Network, removed: &[u16], added: &[u16]) {
+    const CHUNK: usize = 64;
+    for c in (0..HIDDEN).step_by(CHUNK) {
+        let mut x: [i16; CHUNK] = v[c..c + CHUNK].try_into().unwrap();
+        for &f in removed {
+            for (x, w) in x.iter_mut().zip(&net.row(f)[c..c + CHUNK]) {
+                *x = x.wrapping_sub(*w);
+            }
+        }
+        for &f in added {
+            for (x, w) in x.iter_mut().zip(&net.row(f)[c..c + CHUNK]) {
+                *x = x.wrapping_add(*w);
+            }
+        }
+        v[c..c + CHUNK].copy_from_slice(&x);
     }
 }
 
@@ -147,13 +168,6 @@ impl Accumulator {
 fn add_row(v: &mut [i16; HIDDEN], row: &[i16]) {
     for (x, w) in v.iter_mut().zip(row) {
         *x = x.wrapping_add(*w);
-    }
-}
-
-#[inline(always)]
-fn sub_row(v: &mut [i16; HIDDEN], row: &[i16]) {
-    for (x, w) in v.iter_mut().zip(row) {
-        *x = x.wrapping_sub(*w);
     }
 }
 
