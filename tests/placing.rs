@@ -316,7 +316,7 @@ fn expected_and_sector_choices_keep_the_value_and_follow_their_ranking() {
     {
         let mut engine = engine_on(&dir, rules, Some(choice));
         let mut rng = rand::rngs::StdRng::seed_from_u64(13);
-        for i in 0..40 {
+        for i in 0..80 {
             let s = sectors[i % sectors.len()];
             let (pos, _) = placing::position_of_slot(s, rng.gen_range(0..s.slots()) as u32);
             let root = tb.probe_root(&pos).expect("covered");
