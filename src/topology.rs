@@ -222,6 +222,30 @@ mod tests {
         name.parse().unwrap()
     }
 
+    /// Every point has four distinct square-line mates, its two square lines less itself,
+    /// and its neighbourhood mask is those lines; its sliding neighbours are among them.
+    #[test]
+    fn square_mates_are_the_two_square_lines() {
+        for topo in [&NINE, &TWELVE] {
+            for q in 0..24 {
+                let mates = topo.square_mates[q].map(|m| 1u32 << m);
+                let lines: Vec<u32> = topo.lines[..16]
+                    .iter()
+                    .copied()
+                    .filter(|l| l >> q & 1 != 0)
+                    .collect();
+                assert_eq!(lines.len(), 2, "point {q}");
+                let all = lines[0] | lines[1];
+                assert_eq!(topo.square_neighbourhood[q], all);
+                assert_eq!(mates.iter().fold(0, |a, m| a | m), all & !(1 << q));
+                assert_eq!(mates.iter().map(|m| m.count_ones()).sum::<u32>(), 4);
+                if topo.variant == Variant::Nine {
+                    assert_eq!(topo.adjacent[q].0 & !all, 0, "point {q}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn edge_counts() {
         let nine: u32 = NINE.adjacent.iter().map(|b| b.count()).sum();
