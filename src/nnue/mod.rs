@@ -93,9 +93,7 @@ impl Accumulator {
             features::active(pos, view, &mut list);
             let v = &mut acc.values[view.index()];
             v.copy_from_slice(&net.ft_b);
-            for &f in list.as_slice() {
-                add_row(v, net.row(f));
-            }
+            apply_rows(v, net, &[], list.as_slice());
         }
         acc
     }
@@ -161,13 +159,6 @@ fn apply_rows(v: &mut [i16; HIDDEN], net: &Network, removed: &[u16], added: &[u1
             }
         }
         v[c..c + CHUNK].copy_from_slice(&x);
-    }
-}
-
-#[inline(always)]
-fn add_row(v: &mut [i16; HIDDEN], row: &[i16]) {
-    for (x, w) in v.iter_mut().zip(row) {
-        *x = x.wrapping_add(*w);
     }
 }
 

@@ -322,6 +322,7 @@ impl<'a> Searcher<'a> {
         let mut eval_cache = Vec::new();
         if let Some(net) = sh.net {
             debug_assert_eq!(net.variant, pos.variant());
+            // The path holds at most MAX_PLY + 1 positions: no node is entered past MAX_PLY.
             accs = vec![Accumulator::new(net, &pos); MAX_PLY + 3];
             acc_pos.reserve(MAX_PLY + 3);
             acc_pos.push(pos);
@@ -489,9 +490,6 @@ impl<'a> Searcher<'a> {
         let top = self.acc_pos.len() - 1;
         // The path's positions since the last ready entry, each from its parent's sums.
         for i in self.acc_ready..=top {
-            if i >= self.accs.len() {
-                self.accs.push(self.accs[0]);
-            }
             let acc = self.accs[i - 1].updated(net, &self.acc_pos[i - 1], &self.acc_pos[i]);
             self.accs[i] = acc;
         }
