@@ -239,6 +239,9 @@ enum Command {
         /// Write each position that lost the value, with the move played, to this file.
         #[arg(long)]
         failures: Option<PathBuf>,
+        /// Play only this phase's positions (the same ones as with both).
+        #[arg(long, value_enum)]
+        phase: Option<keeprate::Phase>,
         /// nine or twelve.
         #[arg(long, default_value = "nine")]
         variant: Variant,
@@ -561,6 +564,7 @@ fn run(command: Command) -> Result<(), String> {
             jobs,
             seed,
             failures,
+            phase,
             variant,
             no_flying,
         } => {
@@ -584,6 +588,7 @@ fn run(command: Command) -> Result<(), String> {
                     seed,
                     options,
                     failures,
+                    phase,
                 },
             )
         }

@@ -35,6 +35,17 @@ pub struct Options {
     pub options: Vec<(String, String)>,
     /// Where to write each position that lost the value, with the move and the values.
     pub failures: Option<PathBuf>,
+    /// Only this phase's positions, else both.
+    pub phase: Option<Phase>,
+}
+
+/// A phase of the game, to measure one alone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Phase {
+    /// Pieces still in hand.
+    Placing,
+    /// Every piece placed.
+    Moving,
 }
 
 fn rank(w: Wdl) -> i8 {
@@ -84,12 +95,15 @@ pub fn keeprate(dir: &Path, engine: &Path, opts: &Options) -> Result<(), String>
         ));
     }
     let t0 = Instant::now();
-    let list = positions(&tb, opts)?;
+    let mut list = positions(&tb, opts)?;
+    if let Some(phase) = opts.phase {
+        list.retain(|p| p.is_moving_phase() == (phase == Phase::Moving));
+    }
     eprintln!(
         "keeprate: {} positions ({} placing, {} moving) chosen in {:.1}s",
         list.len(),
-        opts.per_phase,
-        opts.per_phase,
+        list.iter().filter(|p| !p.is_moving_phase()).count(),
+        list.iter().filter(|p| p.is_moving_phase()).count(),
         t0.elapsed().as_secs_f64()
     );
     let mut pre = vec![
