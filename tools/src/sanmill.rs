@@ -40,8 +40,11 @@ pub fn rule_options(rules: Rules) -> Vec<(String, String)> {
             if twelve { "4" } else { "0" }.to_string(),
         ),
         o("MayFly", rules.flying.to_string()),
-        o("NMoveRule", "100".to_string()),
-        o("EndgameNMoveRule", "100".to_string()),
+        // One more than our 100: Sanmill counts a mill-closing move before its removal and
+        // calls the game drawn there when that move is the 100th, where ours resets the count
+        // with the mill. The referee (ours) ends every other 100-ply draw first.
+        o("NMoveRule", "101".to_string()),
+        o("EndgameNMoveRule", "101".to_string()),
         o("ThreefoldRepetitionRule", "true".to_string()),
     ]
 }
@@ -187,6 +190,18 @@ mod tests {
     use rand::rngs::StdRng;
     use rand::seq::SliceRandom;
     use rand::SeedableRng;
+
+    #[test]
+    fn the_hundred_ply_rule_is_left_to_the_referee() {
+        for variant in [Variant::Nine, Variant::Twelve] {
+            let opts = rule_options(Rules::new(variant, true));
+            let get = |n: &str| opts.iter().find(|(k, _)| k == n).map(|(_, v)| v.as_str());
+            // Above our 100 (a 100th move that closes a mill is no draw for us), and equal so
+            // that Sanmill's endgame variant of the rule stays off.
+            assert_eq!(get("NMoveRule"), Some("101"));
+            assert_eq!(get("EndgameNMoveRule"), Some("101"));
+        }
+    }
 
     #[test]
     fn the_start_is_sanmills_start() {
