@@ -72,7 +72,8 @@ pub enum Phase {
 }
 
 impl Phase {
-    fn keeps(self, pos: &Position) -> bool {
+    /// Whether a position of this phase is kept.
+    pub fn keeps(self, pos: &Position) -> bool {
         match self {
             Phase::Any => true,
             Phase::Placing => !pos.is_moving_phase(),

@@ -239,9 +239,10 @@ enum Command {
         /// Write each position that lost the value, with the move played, to this file.
         #[arg(long)]
         failures: Option<PathBuf>,
-        /// Play only this phase's positions (the same ones as with both).
-        #[arg(long, value_enum)]
-        phase: Option<keeprate::Phase>,
+        /// Play only one phase's positions, the same ones as with both: any, placing or
+        /// moving.
+        #[arg(long, default_value = "any")]
+        phase: millstone::tablebase::sample::Phase,
         /// nine or twelve.
         #[arg(long, default_value = "nine")]
         variant: Variant,

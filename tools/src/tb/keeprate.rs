@@ -10,7 +10,7 @@
 //! book unless `--option` says otherwise.
 
 use crate::protocol::{EngineProcess, ProcessSpec};
-use millstone::tablebase::sample::Distribution;
+use millstone::tablebase::sample::{Distribution, Phase};
 use millstone::tablebase::{Tablebase, Wdl};
 use millstone::{Move, Position, Rules};
 use std::path::{Path, PathBuf};
@@ -35,17 +35,8 @@ pub struct Options {
     pub options: Vec<(String, String)>,
     /// Where to write each position that lost the value, with the move and the values.
     pub failures: Option<PathBuf>,
-    /// Only this phase's positions, else both.
-    pub phase: Option<Phase>,
-}
-
-/// A phase of the game, to measure one alone.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Phase {
-    /// Pieces still in hand.
-    Placing,
-    /// Every piece placed.
-    Moving,
+    /// Only this phase's positions ([`Phase::Any`]: both).
+    pub phase: Phase,
 }
 
 fn rank(w: Wdl) -> i8 {
@@ -96,9 +87,7 @@ pub fn keeprate(dir: &Path, engine: &Path, opts: &Options) -> Result<(), String>
     }
     let t0 = Instant::now();
     let mut list = positions(&tb, opts)?;
-    if let Some(phase) = opts.phase {
-        list.retain(|p| p.is_moving_phase() == (phase == Phase::Moving));
-    }
+    list.retain(|p| opts.phase.keeps(p));
     eprintln!(
         "keeprate: {} positions ({} placing, {} moving) chosen in {:.1}s",
         list.len(),
