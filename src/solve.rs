@@ -73,7 +73,7 @@ use crate::moves::{Move, MAX_MOVES};
 use crate::position::{Outcome, Position};
 use crate::tablebase::symmetry::Symmetries;
 use crate::tablebase::{file_name, Snapshot, Tablebase, Wdl};
-use crate::types::{Color, Point, Rules, Variant};
+use crate::types::{Rules, Variant};
 use std::fmt;
 use std::io::{self, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
@@ -369,7 +369,7 @@ pub struct Solver<'a> {
     stop: Option<Arc<AtomicBool>>,
     /// The board's symmetries when the table's keys are reduced by them (see
     /// [`Solver::set_symmetry`]), with the index of each one's inverse.
-    symmetry: Option<(&'static Symmetries, [u8; 16])>,
+    symmetry: Option<&'static Symmetries>,
     checkpoint: Option<Checkpointing>,
 }
 
@@ -481,33 +481,6 @@ impl Fnv {
     }
 }
 
-/// The symmetries of the rules' board and the index of each one's inverse.
-fn symmetries(rules: Rules) -> (&'static Symmetries, [u8; 16]) {
-    let sym = Symmetries::of(rules.variant);
-    let mut inv = [0u8; 16];
-    for (g, p) in sym.perms.iter().enumerate() {
-        inv[g] = sym
-            .perms
-            .iter()
-            .position(|q| (0..24).all(|i| q[p[i] as usize] as usize == i))
-            .expect("symmetries form a group") as u8;
-    }
-    (sym, inv)
-}
-
-/// `m` with every point moved by `perm`.
-fn map_move(perm: &[u8; 24], m: Move) -> Move {
-    let pt = |p: Point| Point::from_index(perm[p.index()] as usize);
-    let base = match m.from() {
-        Some(f) => Move::slide(pt(f), pt(m.to())),
-        None => Move::place(pt(m.to())),
-    };
-    match m.removal() {
-        Some(r) => base.with_removal(pt(r)),
-        None => base,
-    }
-}
-
 /// The progress callback of [`Solver::set_progress`].
 type ProgressFn<'a> = Box<dyn FnMut(&Progress) + Send + 'a>;
 
@@ -542,7 +515,7 @@ impl<'a> Solver<'a> {
             progress: None,
             deadline: None,
             stop: None,
-            symmetry: Some(symmetries(rules)),
+            symmetry: Some(Symmetries::of(rules.variant)),
             checkpoint: None,
         })
     }
@@ -553,7 +526,7 @@ impl<'a> Solver<'a> {
     /// compare the two; a checkpoint is only read back by a solver of the same setting). Clears
     /// the table.
     pub fn set_symmetry(&mut self, on: bool) {
-        self.symmetry = on.then(|| symmetries(self.rules));
+        self.symmetry = on.then(|| Symmetries::of(self.rules.variant));
         self.tt.clear();
     }
 
@@ -702,26 +675,16 @@ impl<'a> Solver<'a> {
     /// The table key of `pos` and the symmetry that maps `pos` onto the key's orientation.
     #[inline]
     fn key(&self, pos: &Position) -> (u64, u8) {
-        let plain = pos.repetition_key();
-        let Some((sym, _)) = self.symmetry else {
-            return (plain, 0);
-        };
-        let (w, b) = (pos.pieces(Color::White).0, pos.pieces(Color::Black).0);
-        let rest = plain & !((1 << 48) - 1);
-        let mut best = (plain, 0u8);
-        for g in 1..sym.len() {
-            let k = sym.apply(g, w) as u64 | (sym.apply(g, b) as u64) << 24 | rest;
-            if k < best.0 {
-                best = (k, g as u8);
-            }
+        match self.symmetry {
+            Some(sym) => sym.class_key(pos),
+            None => (pos.repetition_key(), 0),
         }
-        best
     }
 
     /// A move of the position in its own orientation, seen in the key's (symmetry `g`).
     fn canonical_move(&self, g: u8, m: Move) -> Move {
         match self.symmetry {
-            Some((sym, _)) => map_move(&sym.perms[g as usize], m),
+            Some(sym) => sym.map_move(g as usize, m),
             None => m,
         }
     }
@@ -729,7 +692,7 @@ impl<'a> Solver<'a> {
     /// The inverse of [`Solver::canonical_move`].
     fn oriented(&self, g: u8, m: Move) -> Move {
         match self.symmetry {
-            Some((sym, inv)) => map_move(&sym.perms[inv[g as usize] as usize], m),
+            Some(sym) => sym.map_move(sym.inverse(g as usize), m),
             None => m,
         }
     }
@@ -1086,27 +1049,5 @@ fn order(pos: &Position, moves: &[Move], scores: &mut [i32], tt_move: Option<Mov
             }
         }
         *s = score;
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::types::Variant;
-
-    #[test]
-    fn a_move_mapped_into_the_keys_orientation_and_back_is_itself() {
-        for variant in [Variant::Nine, Variant::Twelve] {
-            let (sym, inv) = symmetries(Rules::new(variant, true));
-            let m = Move::slide(Point::from_index(0), Point::from_index(9))
-                .with_removal(Point::from_index(17));
-            for g in 0..sym.len() {
-                let there = map_move(&sym.perms[g], m);
-                assert_eq!(map_move(&sym.perms[inv[g] as usize], there), m, "{g}");
-                assert_eq!(inv[inv[g] as usize] as usize, g);
-            }
-            // Not every symmetry is its own inverse, so the test above can tell them apart.
-            assert!((0..sym.len()).any(|g| inv[g] as usize != g));
-        }
     }
 }

@@ -13,7 +13,7 @@ use crate::movegen;
 use crate::moves::{Move, MoveList, MAX_MOVES};
 use crate::nnue::{Accumulator, Network};
 use crate::position::{Position, HUNDRED_PLIES};
-use crate::tablebase::{Snapshot, Wdl};
+use crate::tablebase::{Snapshot, Symmetries, Wdl};
 use crate::timeman::{self, Clock, TimeBudget};
 use crate::tt::{Bound, TranspositionTable};
 use crate::types::Variant;
@@ -46,6 +46,15 @@ const RFP_MARGIN: i32 = 120;
 pub const MAX_PLY: usize = 128;
 /// The deepest iteration.
 pub const MAX_DEPTH: i32 = 100;
+
+/// A bijective 64-bit mixer (SplitMix64's finaliser): the class keys are exact but dense in a
+/// few bits, and the table picks its bucket from the key's high bits.
+#[inline]
+fn mix64(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
 
 /// A score as the protocol shows it.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -307,6 +316,9 @@ pub struct Searcher<'a> {
     /// Evaluations by Zobrist key: placements reach the same position in many orders, and
     /// the network's dense layers are the largest part of a node's cost.
     eval_cache: Vec<(u64, i32)>,
+    /// The board's symmetries: placing positions are filed in the transposition table by
+    /// their symmetry class.
+    sym: &'static Symmetries,
 }
 
 /// Entries of a searcher's evaluation cache (a power of two; 16 bytes each, so 512 KiB,
@@ -366,6 +378,7 @@ impl<'a> Searcher<'a> {
             acc_pos,
             acc_ready: 1,
             eval_cache,
+            sym: Symmetries::of(pos.variant()),
         }
     }
 
@@ -456,7 +469,11 @@ impl<'a> Searcher<'a> {
     #[inline]
     fn make(&mut self, m: Move) -> crate::position::Undo {
         let u = self.pos.make(m);
-        self.sh.tt.prefetch(self.pos.hash());
+        // A placing position's entry is found by its class key, which costs too much to
+        // compute for every child (most are only evaluated): no prefetch for those.
+        if self.pos.is_moving_phase() {
+            self.sh.tt.prefetch(self.pos.hash());
+        }
         self.keys.push(self.pos.hash());
         if self.sh.net.is_some() {
             self.acc_pos.push(self.pos);
@@ -497,6 +514,21 @@ impl<'a> Searcher<'a> {
         let e = net.evaluate(&self.accs[top], self.pos.side_to_move());
         self.eval_cache[slot] = (key, e);
         e
+    }
+
+    /// The node's transposition-table key and the symmetry that maps the node onto the key's
+    /// orientation (in which the entry's move is stored). A placing position is filed by its
+    /// class under the board's 16 symmetries: deep in the placing phase, where the pieces of
+    /// the root and of its mirror images are all on the board, the mirror images of a
+    /// position are reached as often as its transpositions. The moving phase keeps the
+    /// incremental key: its repetitions make a node's score depend on its path anyway.
+    #[inline]
+    fn tt_key(&self) -> (u64, usize) {
+        if self.pos.is_moving_phase() {
+            return (self.pos.hash(), 0);
+        }
+        let (class, g) = self.sym.class_key(&self.pos);
+        (mix64(class), g as usize)
     }
 
     /// Scores a position whose side to move cannot move or has too little material: a loss, or
@@ -618,9 +650,11 @@ impl<'a> Searcher<'a> {
             return alpha;
         }
 
-        let key = self.pos.hash();
+        let (key, g) = self.tt_key();
         let entry = self.sh.tt.probe(key);
-        let tt_move = entry.and_then(|e| e.mv);
+        let tt_move = entry
+            .and_then(|e| e.mv)
+            .map(|m| self.sym.map_move(self.sym.inverse(g), m));
         if let Some(e) = entry {
             if !pv_node && e.depth >= depth {
                 let s = score_from_tt(e.score, ply);
@@ -758,7 +792,7 @@ impl<'a> Searcher<'a> {
         };
         self.sh.tt.store(
             key,
-            best_move.or(tt_move),
+            best_move.or(tt_move).map(|m| self.sym.map_move(g, m)),
             score_to_tt(best, ply),
             static_eval,
             depth,

@@ -2,8 +2,10 @@
 //! inner and outer rings, kept only where they map every line to a line and every adjacency to
 //! an adjacency of the variant (all 16 survive for both variants; a test checks it).
 
+use crate::moves::Move;
+use crate::position::Position;
 use crate::topology::Topology;
-use crate::types::{Variant, POINT_NAMES};
+use crate::types::{Color, Point, Variant, POINT_NAMES};
 use std::sync::OnceLock;
 
 /// The symmetries of one variant's board, the identity first.
@@ -14,6 +16,8 @@ pub struct Symmetries {
     /// Byte-wise lookup tables: a set's image is the OR of three table entries, which is much
     /// cheaper than moving 24 bits one by one in the generator's inner loop.
     tables: Vec<[[u32; 256]; 3]>,
+    /// The index of each symmetry's inverse.
+    inverse: [u8; 16],
 }
 
 /// (file, rank) of a point, centred on the middle of the board so that the square's symmetries
@@ -108,7 +112,18 @@ impl Symmetries {
                 t
             })
             .collect();
-        Symmetries { perms, tables }
+        let mut inverse = [0u8; 16];
+        for (g, p) in perms.iter().enumerate() {
+            inverse[g] = perms
+                .iter()
+                .position(|q| (0..24).all(|i| q[p[i] as usize] as usize == i))
+                .expect("symmetries form a group") as u8;
+        }
+        Symmetries {
+            perms,
+            tables,
+            inverse,
+        }
     }
 
     /// The symmetries of a variant (computed once).
@@ -146,6 +161,47 @@ impl Symmetries {
             | t[1][((bits >> 8) & 0xff) as usize]
             | t[2][((bits >> 16) & 0xff) as usize]
     }
+
+    /// The index of the inverse of symmetry `g`.
+    #[inline(always)]
+    pub fn inverse(&self, g: usize) -> usize {
+        self.inverse[g] as usize
+    }
+
+    /// `m` with every point moved by symmetry `g`.
+    pub fn map_move(&self, g: usize, m: Move) -> Move {
+        if g == 0 {
+            return m;
+        }
+        let perm = &self.perms[g];
+        let pt = |p: Point| Point::from_index(perm[p.index()] as usize);
+        let base = match m.from() {
+            Some(f) => Move::slide(pt(f), pt(m.to())),
+            None => Move::place(pt(m.to())),
+        };
+        match m.removal() {
+            Some(r) => base.with_removal(pt(r)),
+            None => base,
+        }
+    }
+
+    /// The smallest [`Position::repetition_key`] among the position's images, and the symmetry
+    /// that maps the position onto it: equal for two positions exactly when one is the other's
+    /// image (the side to move and the hands are part of the key and unchanged by a symmetry).
+    #[inline]
+    pub fn class_key(&self, pos: &Position) -> (u64, u8) {
+        let plain = pos.repetition_key();
+        let (w, b) = (pos.pieces(Color::White).0, pos.pieces(Color::Black).0);
+        let rest = plain & !((1 << 48) - 1);
+        let mut best = (plain, 0u8);
+        for g in 1..self.len() {
+            let k = self.apply(g, w) as u64 | (self.apply(g, b) as u64) << 24 | rest;
+            if k < best.0 {
+                best = (k, g as u8);
+            }
+        }
+        best
+    }
 }
 
 #[cfg(test)]
@@ -169,6 +225,58 @@ mod tests {
                 assert!(preserves(topo, &s.perms[g]));
                 for &l in topo.lines() {
                     assert_eq!(s.apply(g, l), apply_perm(&s.perms[g], l));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_move_mapped_and_mapped_back_is_itself() {
+        for variant in [Variant::Nine, Variant::Twelve] {
+            let sym = Symmetries::of(variant);
+            let m = Move::slide(Point::from_index(0), Point::from_index(9))
+                .with_removal(Point::from_index(17));
+            for g in 0..sym.len() {
+                let there = sym.map_move(g, m);
+                assert_eq!(sym.map_move(sym.inverse(g), there), m, "{g}");
+                assert_eq!(sym.inverse(sym.inverse(g)), g);
+            }
+            // Not every symmetry is its own inverse, so the test above can tell them apart.
+            assert!((0..sym.len()).any(|g| sym.inverse(g) != g));
+        }
+    }
+
+    /// A position and each of its images get one class key, and the symmetry returned maps the
+    /// position onto the key's sets (what the search's table relies on to store a move in the
+    /// key's orientation and read it back in the position's).
+    #[test]
+    fn images_share_a_class_key() {
+        use crate::types::Rules;
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(17);
+        for variant in [Variant::Nine, Variant::Twelve] {
+            let sym = Symmetries::of(variant);
+            let mut pos = Position::new(Rules::new(variant, true));
+            for _ in 0..12 {
+                let moves = pos.legal_moves();
+                pos.make(moves[rng.gen_range(0..moves.len())]);
+                let (key, g) = sym.class_key(&pos);
+                let (w, b) = (pos.pieces(Color::White).0, pos.pieces(Color::Black).0);
+                assert_eq!(
+                    key & ((1 << 48) - 1),
+                    sym.apply(g as usize, w) as u64 | (sym.apply(g as usize, b) as u64) << 24
+                );
+                for h in 0..sym.len() {
+                    let image = Position::from_sets(
+                        pos.rules(),
+                        sym.apply(h, w),
+                        sym.apply(h, b),
+                        pos.in_hand(Color::White),
+                        pos.in_hand(Color::Black),
+                        pos.side_to_move(),
+                    )
+                    .unwrap();
+                    assert_eq!(sym.class_key(&image).0, key, "{pos} image {h}");
                 }
             }
         }
