@@ -5,18 +5,19 @@
 //! | bytes | what |
 //! |---|---|
 //! | 8 | `MILLNNUE` |
-//! | 4 | format version, 1 |
+//! | 4 | format version, 1 or 2 |
 //! | 4 | variant: 0 nine, 1 twelve |
 //! | 4 × 4 | features per view, first-layer units, second, third (must equal this build's) |
+//! | 4 | version 2 only: sets of dense layers, 1 or [`BUCKETS`] (version 1: one) |
 //! | 4 + n | the description's length and its UTF-8 text (how the net was trained) |
 //! | 2 × each | first layer's weights (feature-major) and biases, `i16` at 255 per unit |
-//! | | each dense layer's weights (`i16` at 256 per unit, one row per output) and biases (`i32` at 255 × 256) |
+//! | | each dense layer's weights (`i16` at 256 per unit, one row per output, each set's in turn) and biases (`i32` at 255 × 256, each set's in turn) |
 //! | 8 | FNV-1a 64 of every byte before it |
 //!
 //! A file that is short, long, of another shape or whose checksum differs is refused whole.
 
 use super::float::FloatNet;
-use super::{features, Network, HIDDEN, L1, L2, OUTPUTS, QA, QB};
+use super::{features, Network, BUCKETS, HIDDEN, L1, L2, OUTPUTS, QA, QB};
 use crate::tablebase::fnv1a64 as fnv1a;
 use crate::types::Variant;
 use std::path::Path;
@@ -28,7 +29,9 @@ pub static NINE: &[u8] = include_bytes!("../../nets/nine.nnue");
 pub static TWELVE: &[u8] = include_bytes!("../../nets/twelve.nnue");
 
 const MAGIC: &[u8; 8] = b"MILLNNUE";
-const VERSION: u32 = 1;
+/// The newest format: version 2 adds the number of dense-layer sets; a network of one set is
+/// still written as version 1, byte for byte as before.
+const VERSION: u32 = 2;
 /// The longest description accepted.
 const MAX_DESCRIPTION: usize = 64 << 10;
 
@@ -64,11 +67,16 @@ fn quantize_bias(v: &[f32]) -> impl Iterator<Item = i32> + '_ {
 /// The file of a float network, quantized.
 pub fn to_bytes(net: &FloatNet, variant: Variant, description: &str) -> Vec<u8> {
     let mut out = Vec::new();
+    let buckets = net.buckets();
+    let version: u32 = if buckets == 1 { 1 } else { VERSION };
     out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&VERSION.to_le_bytes());
+    out.extend_from_slice(&version.to_le_bytes());
     out.extend_from_slice(&(variant as u32).to_le_bytes());
     for d in [features::COUNT, HIDDEN, L1, L2] {
         out.extend_from_slice(&(d as u32).to_le_bytes());
+    }
+    if version >= 2 {
+        out.extend_from_slice(&(buckets as u32).to_le_bytes());
     }
     let desc = &description.as_bytes()[..description.len().min(MAX_DESCRIPTION)];
     out.extend_from_slice(&(desc.len() as u32).to_le_bytes());
@@ -164,9 +172,9 @@ pub fn parse(bytes: &[u8]) -> Result<Network, NetError> {
     }
     let mut r = Reader { rest: &body[8..] };
     let version = r.u32()?;
-    if version != VERSION {
+    if !(1..=VERSION).contains(&version) {
         return Err(NetError::Invalid(format!(
-            "format version {version}, this build reads {VERSION}"
+            "format version {version}, this build reads 1 to {VERSION}"
         )));
     }
     let variant = match r.u32()? {
@@ -182,6 +190,12 @@ pub fn parse(bytes: &[u8]) -> Result<Network, NetError> {
             "shape {shape:?} (features, layers), this build's is {want:?}"
         )));
     }
+    let buckets = if version >= 2 { r.u32()? as usize } else { 1 };
+    if buckets != 1 && buckets != BUCKETS {
+        return Err(NetError::Invalid(format!(
+            "{buckets} sets of dense layers, this build reads 1 or {BUCKETS}"
+        )));
+    }
     let n = r.u32()? as usize;
     if n > MAX_DESCRIPTION {
         return Err(bad("the description is too long"));
@@ -192,18 +206,19 @@ pub fn parse(bytes: &[u8]) -> Result<Network, NetError> {
         description,
         checksum,
         neighbourhoods: shape[0] as usize == features::COUNT,
+        buckets,
         ft_w: {
             let mut w = r.i16s(shape[0] as usize * HIDDEN)?;
             w.resize(features::COUNT * HIDDEN, 0);
             w
         },
         ft_b: r.i16s(HIDDEN)?,
-        l1_w: r.i16s(L1 * 2 * HIDDEN)?,
-        l1_b: r.i32s(L1)?,
-        l2_w: r.i16s(L2 * L1)?,
-        l2_b: r.i32s(L2)?,
-        out_w: r.i16s(OUTPUTS * L2)?,
-        out_b: r.i32s(OUTPUTS)?,
+        l1_w: r.i16s(buckets * L1 * 2 * HIDDEN)?,
+        l1_b: r.i32s(buckets * L1)?,
+        l2_w: r.i16s(buckets * L2 * L1)?,
+        l2_b: r.i32s(buckets * L2)?,
+        out_w: r.i16s(buckets * OUTPUTS * L2)?,
+        out_b: r.i32s(buckets * OUTPUTS)?,
     };
     if !r.rest.is_empty() {
         return Err(bad("bytes left over after the weights"));
@@ -265,7 +280,7 @@ mod tests {
         assert_eq!(again.checksum, nine.checksum);
         // And the float logits are the integer ones within the quantization's error.
         let pos = Position::new(Rules::default());
-        let q = nine.logits(&Accumulator::new(&nine, &pos), pos.side_to_move());
+        let q = nine.logits(&Accumulator::new(&nine, &pos), &pos);
         let r = dequantize(&nine).logits(&pos);
         for k in 0..3 {
             assert!((q[k] - r[k]).abs() < 0.05, "{q:?} against {r:?}");
@@ -286,19 +301,32 @@ mod tests {
         assert_eq!(shape(NINE), features::COUNT);
     }
 
-    /// The integer inference follows the float network within the quantization's error.
+    /// The integer inference follows the float network within the quantization's error, with
+    /// one set of dense layers and with a set for each stage of the game.
     #[test]
     fn integer_inference_follows_float() {
-        let mut rng = rand::rngs::StdRng::seed_from_u64(5);
-        let f = FloatNet::random(&mut rng);
-        let net = parse(&to_bytes(&f, Variant::Nine, "")).unwrap();
+        for buckets in [1, BUCKETS] {
+            let mut rng = rand::rngs::StdRng::seed_from_u64(5);
+            let f = FloatNet::random_with(&mut rng, buckets);
+            let bytes = to_bytes(&f, Variant::Nine, "");
+            let net = parse(&bytes).unwrap();
+            assert_eq!(net.buckets, buckets);
+            assert_eq!(dequantize(&net).buckets(), buckets);
+            assert_eq!(to_bytes(&dequantize(&net), Variant::Nine, ""), bytes);
+            follows(&f, &net, &mut rng);
+        }
+    }
+
+    fn follows(f: &FloatNet, net: &Network, rng: &mut impl Rng) {
         let mut pos = Position::new(Rules::default());
-        for _ in 0..60 {
+        let mut seen = std::collections::BTreeSet::new();
+        for _ in 0..300 {
             if pos.outcome().is_some() {
                 break;
             }
-            let acc = Accumulator::new(&net, &pos);
-            let q = net.logits(&acc, pos.side_to_move());
+            seen.insert(crate::nnue::bucket_of(&pos, net.buckets));
+            let acc = Accumulator::new(net, &pos);
+            let q = net.logits(&acc, &pos);
             let r = f.logits(&pos);
             // An untrained net's sums are large and seldom clipped, so more of its rounding
             // errors (up to `features::MAX_ACTIVE` first-layer rows a view) reach the output
@@ -306,6 +334,33 @@ mod tests {
             for k in 0..3 {
                 assert!((q[k] - r[k]).abs() < 0.08, "{pos}: {q:?} against {r:?}");
             }
+            let moves = pos.legal_moves();
+            pos.make(moves[rng.gen_range(0..moves.len())]);
+        }
+        // The game went through every placing stage and into the moving phase.
+        assert!(seen.len() >= net.buckets.min(7), "{seen:?}");
+    }
+
+    /// Copying a one-set network into every bucket changes no evaluation; nine's built-in
+    /// network has a set for each stage.
+    #[test]
+    fn bucket_copies_evaluate_as_the_one_set() {
+        assert_eq!(parse(NINE).unwrap().buckets, BUCKETS);
+        assert_eq!(parse(TWELVE).unwrap().buckets, 1);
+        let mut rng = rand::rngs::StdRng::seed_from_u64(6);
+        let one = FloatNet::random(&mut rng);
+        let nine = parse(&to_bytes(&one, Variant::Nine, "one")).unwrap();
+        let many = dequantize(&nine).with_buckets(BUCKETS);
+        let net = parse(&to_bytes(&many, Variant::Nine, "copies")).unwrap();
+        assert_eq!(net.buckets, BUCKETS);
+        let mut rng = rand::rngs::StdRng::seed_from_u64(6);
+        let mut pos = Position::new(Rules::default());
+        for _ in 0..200 {
+            if pos.outcome().is_some() {
+                break;
+            }
+            let (a, b) = (Accumulator::new(&nine, &pos), Accumulator::new(&net, &pos));
+            assert_eq!(nine.raw_output(&a, &pos), net.raw_output(&b, &pos), "{pos}");
             let moves = pos.legal_moves();
             pos.make(moves[rng.gen_range(0..moves.len())]);
         }

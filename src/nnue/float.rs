@@ -4,10 +4,13 @@
 //! The shape is the integer network's ([`super::Network`]): the first layer, shared by both
 //! views, maps the sparse features to [`HIDDEN`] values per view; the side to move's values
 //! and then the other side's, each clipped to `[0, 1]`, feed two dense layers clipped the same
-//! way, and the last layer gives three logits (win, draw, loss for the side to move).
+//! way, and the last layer gives three logits (win, draw, loss for the side to move). A
+//! bucketed network has a set of dense layers per stage of the game ([`super::bucket`]),
+//! stored one after the other in each dense vector; their number is the vectors' length over
+//! one set's.
 
 use super::features::{self, List};
-use super::{HIDDEN, L1, L2, OUTPUTS};
+use super::{bucket_of, HIDDEN, L1, L2, OUTPUTS};
 use crate::position::Position;
 use rand::Rng;
 
@@ -26,7 +29,8 @@ pub struct FloatNet {
     pub ft_w: Vec<f32>,
     /// First layer's biases.
     pub ft_b: Vec<f32>,
-    /// Second layer: `L1` rows of `2 * HIDDEN`.
+    /// Second layer: `L1` rows of `2 * HIDDEN` (each bucket's in turn, as for every dense
+    /// weight and bias below).
     pub l1_w: Vec<f32>,
     /// Second layer's biases.
     pub l1_b: Vec<f32>,
@@ -60,25 +64,58 @@ pub fn crelu(x: f32) -> f32 {
 }
 
 impl FloatNet {
-    /// A network with small random weights (He-style scaling for the dense layers).
+    /// A network with small random weights (He-style scaling for the dense layers) and one
+    /// set of dense layers (the first networks' shape).
     pub fn random(rng: &mut impl Rng) -> FloatNet {
+        FloatNet::random_with(rng, 1)
+    }
+
+    /// A network with small random weights and `buckets` sets of dense layers.
+    pub fn random_with(rng: &mut impl Rng, buckets: usize) -> FloatNet {
         let mut uniform = |n: usize, scale: f32| -> Vec<f32> {
             (0..n).map(|_| rng.gen_range(-scale..scale)).collect()
         };
         FloatNet {
             ft_w: uniform(features::COUNT * HIDDEN, 0.1),
             ft_b: vec![0.1; HIDDEN],
-            l1_w: uniform(L1 * 2 * HIDDEN, (6.0 / (2 * HIDDEN) as f32).sqrt()),
-            l1_b: vec![0.0; L1],
-            l2_w: uniform(L2 * L1, (6.0 / L1 as f32).sqrt()),
-            l2_b: vec![0.0; L2],
-            out_w: uniform(OUTPUTS * L2, (6.0 / L2 as f32).sqrt()),
-            out_b: vec![0.0; OUTPUTS],
+            l1_w: uniform(
+                buckets * L1 * 2 * HIDDEN,
+                (6.0 / (2 * HIDDEN) as f32).sqrt(),
+            ),
+            l1_b: vec![0.0; buckets * L1],
+            l2_w: uniform(buckets * L2 * L1, (6.0 / L1 as f32).sqrt()),
+            l2_b: vec![0.0; buckets * L2],
+            out_w: uniform(buckets * OUTPUTS * L2, (6.0 / L2 as f32).sqrt()),
+            out_b: vec![0.0; buckets * OUTPUTS],
         }
     }
 
-    /// The forward pass from the two views' active features (side to move's first).
-    pub fn forward_features(&self, stm: &[u16], other: &[u16]) -> Activations {
+    /// Sets of dense layers.
+    pub fn buckets(&self) -> usize {
+        self.l1_b.len() / L1
+    }
+
+    /// The same network with `buckets` sets of dense layers, each a copy of a one-set
+    /// network's: it evaluates every position as before, and a training from it lets each
+    /// stage's set go its own way (a warm start for a bucketed network).
+    pub fn with_buckets(&self, buckets: usize) -> FloatNet {
+        assert_eq!(self.buckets(), 1, "only a network of one set is copied");
+        let rep = |v: &Vec<f32>| v.repeat(buckets);
+        FloatNet {
+            ft_w: self.ft_w.clone(),
+            ft_b: self.ft_b.clone(),
+            l1_w: rep(&self.l1_w),
+            l1_b: rep(&self.l1_b),
+            l2_w: rep(&self.l2_w),
+            l2_b: rep(&self.l2_b),
+            out_w: rep(&self.out_w),
+            out_b: rep(&self.out_b),
+        }
+    }
+
+    /// The forward pass from the two views' active features (side to move's first), through
+    /// the dense layers of `bucket`.
+    pub fn forward_features(&self, stm: &[u16], other: &[u16], bucket: usize) -> Activations {
         let mut acc = [0f32; 2 * HIDDEN];
         for (half, list) in [stm, other].into_iter().enumerate() {
             let a = &mut acc[half * HIDDEN..(half + 1) * HIDDEN];
@@ -91,22 +128,43 @@ impl FloatNet {
             }
         }
         let x0: Vec<f32> = acc.iter().map(|&v| crelu(v)).collect();
+        let (l1_w, l1_b) = (self.l1_w_of(bucket), &self.l1_b[bucket * L1..][..L1]);
         let mut z1 = [0f32; L1];
         for (k, z) in z1.iter_mut().enumerate() {
-            let row = &self.l1_w[k * 2 * HIDDEN..(k + 1) * 2 * HIDDEN];
-            *z = self.l1_b[k] + row.iter().zip(&x0).map(|(w, x)| w * x).sum::<f32>();
+            let row = &l1_w[k * 2 * HIDDEN..(k + 1) * 2 * HIDDEN];
+            *z = l1_b[k] + row.iter().zip(&x0).map(|(w, x)| w * x).sum::<f32>();
         }
+        let (l2_w, l2_b) = (self.l2_w_of(bucket), &self.l2_b[bucket * L2..][..L2]);
         let mut z2 = [0f32; L2];
         for (k, z) in z2.iter_mut().enumerate() {
-            let row = &self.l2_w[k * L1..(k + 1) * L1];
-            *z = self.l2_b[k] + row.iter().zip(&z1).map(|(w, &x)| w * crelu(x)).sum::<f32>();
+            let row = &l2_w[k * L1..(k + 1) * L1];
+            *z = l2_b[k] + row.iter().zip(&z1).map(|(w, &x)| w * crelu(x)).sum::<f32>();
         }
+        let (out_w, out_b) = (
+            self.out_w_of(bucket),
+            &self.out_b[bucket * OUTPUTS..][..OUTPUTS],
+        );
         let mut out = [0f32; OUTPUTS];
         for (k, o) in out.iter_mut().enumerate() {
-            let row = &self.out_w[k * L2..(k + 1) * L2];
-            *o = self.out_b[k] + row.iter().zip(&z2).map(|(w, &x)| w * crelu(x)).sum::<f32>();
+            let row = &out_w[k * L2..(k + 1) * L2];
+            *o = out_b[k] + row.iter().zip(&z2).map(|(w, &x)| w * crelu(x)).sum::<f32>();
         }
         Activations { acc, z1, z2, out }
+    }
+
+    /// The second layer's weights of `bucket`.
+    pub fn l1_w_of(&self, bucket: usize) -> &[f32] {
+        &self.l1_w[bucket * L1 * 2 * HIDDEN..][..L1 * 2 * HIDDEN]
+    }
+
+    /// The third layer's weights of `bucket`.
+    pub fn l2_w_of(&self, bucket: usize) -> &[f32] {
+        &self.l2_w[bucket * L2 * L1..][..L2 * L1]
+    }
+
+    /// The output layer's weights of `bucket`.
+    pub fn out_w_of(&self, bucket: usize) -> &[f32] {
+        &self.out_w[bucket * OUTPUTS * L2..][..OUTPUTS * L2]
     }
 
     /// The logits (win, draw, loss for the side to move) of a position.
@@ -115,7 +173,8 @@ impl FloatNet {
         let (mut a, mut b) = (List::new(), List::new());
         features::active(pos, us, &mut a);
         features::active(pos, us.other(), &mut b);
-        self.forward_features(a.as_slice(), b.as_slice()).out
+        self.forward_features(a.as_slice(), b.as_slice(), bucket_of(pos, self.buckets()))
+            .out
     }
 
     /// Keeps every weight inside what the integer network can hold.

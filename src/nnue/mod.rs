@@ -29,6 +29,9 @@ pub const L1: usize = 32;
 pub const L2: usize = 32;
 /// Outputs: win, draw, loss for the side to move.
 pub const OUTPUTS: usize = 3;
+/// Dense-layer sets of a bucketed network ([`bucket`]); a network of one set (the first
+/// files') reads every position with it.
+pub const BUCKETS: usize = 8;
 /// A clipped activation of 1.0.
 pub const QA: i32 = 255;
 /// A dense weight of 1.0.
@@ -52,6 +55,8 @@ pub struct Network {
     /// Whether the file has the neighbourhood features (the first networks' shape has not:
     /// their rows are zero, and a move need not compute them).
     pub(crate) neighbourhoods: bool,
+    /// Dense-layer sets: 1, or [`BUCKETS`] chosen by the game's stage ([`bucket`]).
+    pub buckets: usize,
     pub(crate) ft_w: Vec<i16>,
     pub(crate) ft_b: Vec<i16>,
     pub(crate) l1_w: Vec<i16>,
@@ -72,6 +77,42 @@ impl std::fmt::Debug for Network {
             self.description
         )
     }
+}
+
+/// Which of `buckets` dense-layer sets reads a position: with one set, 0; with [`BUCKETS`],
+/// the placing phase in six stages of equal length by the placements made, then the moving
+/// phase, and last a moving phase where a side is down to three pieces (where flying, if the
+/// rules have it, changes what the pieces can do). The first layer is shared: it is most of
+/// the weights and all of the incremental update, and a stage's own dense layers cost nothing
+/// at run time but their memory (about 18 KB a set).
+#[inline]
+pub fn bucket(variant: Variant, hands: [u8; 2], on_board: [u32; 2], buckets: usize) -> usize {
+    if buckets == 1 {
+        return 0;
+    }
+    let total = 2 * variant.pieces() as usize;
+    let in_hand = (hands[0] + hands[1]) as usize;
+    if in_hand > 0 {
+        (total - in_hand) * 6 / total
+    } else if on_board[0].min(on_board[1]) <= 3 {
+        7
+    } else {
+        6
+    }
+}
+
+/// [`bucket`] of a position.
+#[inline]
+pub fn bucket_of(pos: &Position, buckets: usize) -> usize {
+    bucket(
+        pos.variant(),
+        [pos.in_hand(Color::White), pos.in_hand(Color::Black)],
+        [
+            pos.pieces(Color::White).count(),
+            pos.pieces(Color::Black).count(),
+        ],
+        buckets,
+    )
 }
 
 /// The first layer's sums of both views (White's, Black's), unclipped.
@@ -244,21 +285,23 @@ impl Network {
         &self.ft_w[f * HIDDEN..(f + 1) * HIDDEN]
     }
 
-    /// The three logits (win, draw, loss for the side to move `us`), in units of `QA * QB`.
+    /// The three logits (win, draw, loss for the side to move of `pos`, whose sums `acc`
+    /// holds), in units of `QA * QB`.
     #[inline]
-    pub fn raw_output(&self, acc: &Accumulator, us: Color) -> [i32; OUTPUTS] {
+    pub fn raw_output(&self, acc: &Accumulator, pos: &Position) -> [i32; OUTPUTS] {
+        let (us, b) = (pos.side_to_move(), bucket_of(pos, self.buckets));
         #[cfg(target_arch = "x86_64")]
         if avx2::available() {
             // SAFETY: the processor has AVX2 (checked just above).
-            return unsafe { self.raw_output_avx2(acc, us) };
+            return unsafe { self.raw_output_avx2(acc, us, b) };
         }
-        self.raw_output_with(acc, us, dot_generic)
+        self.raw_output_with(acc, us, b, dot_generic)
     }
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    fn raw_output_avx2(&self, acc: &Accumulator, us: Color) -> [i32; OUTPUTS] {
-        self.raw_output_with(acc, us, |a, b| avx2::dot(a, b))
+    fn raw_output_avx2(&self, acc: &Accumulator, us: Color, b: usize) -> [i32; OUTPUTS] {
+        self.raw_output_with(acc, us, b, |a, b| avx2::dot(a, b))
     }
 
     #[inline(always)]
@@ -266,6 +309,7 @@ impl Network {
         &self,
         acc: &Accumulator,
         us: Color,
+        bucket: usize,
         dot: impl Fn(&[i16], &[i16]) -> i32 + Copy,
     ) -> [i32; OUTPUTS] {
         let mut x0 = [0i16; 2 * HIDDEN];
@@ -277,26 +321,43 @@ impl Network {
                 *x = v.clamp(0, QA as i16);
             }
         }
+        let (w1, w2, w3) = (L1 * 2 * HIDDEN, L2 * L1, OUTPUTS * L2);
         let mut h1 = [0i16; L1];
-        dense(&x0, &self.l1_w, &self.l1_b, &mut h1, dot);
+        dense(
+            &x0,
+            &self.l1_w[bucket * w1..(bucket + 1) * w1],
+            &self.l1_b[bucket * L1..(bucket + 1) * L1],
+            &mut h1,
+            dot,
+        );
         let mut h2 = [0i16; L2];
-        dense(&h1, &self.l2_w, &self.l2_b, &mut h2, dot);
+        dense(
+            &h1,
+            &self.l2_w[bucket * w2..(bucket + 1) * w2],
+            &self.l2_b[bucket * L2..(bucket + 1) * L2],
+            &mut h2,
+            dot,
+        );
+        let (out_w, out_b) = (
+            &self.out_w[bucket * w3..(bucket + 1) * w3],
+            &self.out_b[bucket * OUTPUTS..(bucket + 1) * OUTPUTS],
+        );
         let mut out = [0i32; OUTPUTS];
         for (k, o) in out.iter_mut().enumerate() {
-            *o = self.out_b[k] + dot(&h2, &self.out_w[k * L2..(k + 1) * L2]);
+            *o = out_b[k] + dot(&h2, &out_w[k * L2..(k + 1) * L2]);
         }
         out
     }
 
     /// The logits as floats, comparable with [`float::FloatNet::logits`].
-    pub fn logits(&self, acc: &Accumulator, us: Color) -> [f32; OUTPUTS] {
-        self.raw_output(acc, us)
+    pub fn logits(&self, acc: &Accumulator, pos: &Position) -> [f32; OUTPUTS] {
+        self.raw_output(acc, pos)
             .map(|o| o as f32 / (QA * QB) as f32)
     }
 
     /// Win, draw and loss chances for the side to move, in permille adding up to 1000.
-    pub fn wdl(&self, acc: &Accumulator, us: Color) -> (u32, u32, u32) {
-        let p = probabilities(self.logits(acc, us));
+    pub fn wdl(&self, acc: &Accumulator, pos: &Position) -> (u32, u32, u32) {
+        let p = probabilities(self.logits(acc, pos));
         let w = (p[0] * 1000.0).round() as u32;
         let l = (p[2] * 1000.0).round() as u32;
         let w = w.min(1000);
@@ -307,13 +368,13 @@ impl Network {
     /// The evaluation for the search: the expected score's logit in centipieces, from the side
     /// to move's view.
     #[inline]
-    pub fn evaluate(&self, acc: &Accumulator, us: Color) -> i32 {
-        score_of_logits(self.logits(acc, us))
+    pub fn evaluate(&self, acc: &Accumulator, pos: &Position) -> i32 {
+        score_of_logits(self.logits(acc, pos))
     }
 
     /// The evaluation of a position from scratch (no accumulator kept).
     pub fn evaluate_position(&self, pos: &Position) -> i32 {
-        self.evaluate(&Accumulator::new(self, pos), pos.side_to_move())
+        self.evaluate(&Accumulator::new(self, pos), pos)
     }
 }
 
@@ -434,10 +495,10 @@ mod tests {
                 break;
             }
             let acc = Accumulator::new(&net, &pos);
-            let us = pos.side_to_move();
+            let (us, b) = (pos.side_to_move(), bucket_of(&pos, net.buckets));
             assert_eq!(
-                net.raw_output(&acc, us),
-                net.raw_output_with(&acc, us, dot_generic)
+                net.raw_output(&acc, &pos),
+                net.raw_output_with(&acc, us, b, dot_generic)
             );
             let moves = pos.legal_moves();
             let m = moves[rng.gen_range(0..moves.len())];

@@ -299,10 +299,10 @@ pub fn eval(pos: &Position, net: Option<&crate::nnue::Network>) -> Vec<String> {
         Some(net) => {
             let acc = crate::nnue::Accumulator::new(net, pos);
             let us = pos.side_to_move();
-            let (w, d, l) = net.wdl(&acc, us);
+            let (w, d, l) = net.wdl(&acc, pos);
             v.push(format!(
                 "nnue wdl {w} {d} {l} score {} (cp, {us} to move; network {:016x}; the search uses it)",
-                net.evaluate(&acc, us),
+                net.evaluate(&acc, pos),
                 net.checksum
             ));
         }

@@ -511,7 +511,7 @@ impl<'a> Searcher<'a> {
             self.accs[i] = acc;
         }
         self.acc_ready = top + 1;
-        let e = net.evaluate(&self.accs[top], self.pos.side_to_move());
+        let e = net.evaluate(&self.accs[top], &self.pos);
         self.eval_cache[slot] = (key, e);
         e
     }

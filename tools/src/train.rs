@@ -14,7 +14,7 @@
 
 use millstone::nnue::features::{self, List};
 use millstone::nnue::float::{crelu, FloatNet};
-use millstone::nnue::{HIDDEN, L1, L2, OUTPUTS};
+use millstone::nnue::{bucket, HIDDEN, L1, L2, OUTPUTS};
 use millstone::tablebase::sample::Sample;
 use millstone::topology::Topology;
 use rand::seq::SliceRandom;
@@ -37,6 +37,9 @@ pub struct Config {
     pub seed: u64,
     /// The share of samples held out for validation.
     pub holdout: f64,
+    /// Sets of dense layers of a fresh network (1, or `millstone::nnue::BUCKETS`: one per
+    /// stage of the game).
+    pub buckets: usize,
 }
 
 /// Loss and accuracy over a set of samples, by phase.
@@ -85,6 +88,16 @@ fn class(s: &Sample) -> usize {
     (1 - s.result) as usize
 }
 
+/// The dense-layer set that reads a sample, of `buckets`.
+fn bucket_of(s: &Sample, buckets: usize) -> usize {
+    bucket(
+        s.rules.variant,
+        s.hand,
+        [s.white.count_ones(), s.black.count_ones()],
+        buckets,
+    )
+}
+
 /// Both views' active features, side to move's first (straight from the sets: building a
 /// checked `Position` would cost more than the features).
 fn inputs(s: &Sample, a: &mut List, b: &mut List) {
@@ -122,7 +135,8 @@ fn softmax(l: &[f32; OUTPUTS]) -> [f32; OUTPUTS] {
 fn backward(net: &FloatNet, s: &Sample, scale: f32, g: &mut FloatNet) -> Metrics {
     let (mut la, mut lb) = (List::new(), List::new());
     inputs(s, &mut la, &mut lb);
-    let act = net.forward_features(la.as_slice(), lb.as_slice());
+    let b = bucket_of(s, net.buckets());
+    let act = net.forward_features(la.as_slice(), lb.as_slice(), b);
     let y = class(s);
     let p = softmax(&act.out);
     let mut m = Metrics::default();
@@ -138,17 +152,40 @@ fn backward(net: &FloatNet, s: &Sample, scale: f32, g: &mut FloatNet) -> Metrics
         *d *= scale;
     }
     // Output layer, then the two dense layers, each through the clipped ReLU's gradient.
+    // Only the sample's bucket of each dense layer takes part.
+    let (w1, w2, w3) = (L1 * 2 * HIDDEN, L2 * L1, OUTPUTS * L2);
     let h2 = act.z2.map(crelu);
     let mut dh2 = [0f32; L2];
-    dense_backward(&dout, &h2, &net.out_w, &mut g.out_w, &mut g.out_b, &mut dh2);
+    dense_backward(
+        &dout,
+        &h2,
+        net.out_w_of(b),
+        &mut g.out_w[b * w3..][..w3],
+        &mut g.out_b[b * OUTPUTS..][..OUTPUTS],
+        &mut dh2,
+    );
     let dz2 = clipped_gradient(&act.z2, dh2);
     let h1 = act.z1.map(crelu);
     let mut dh1 = [0f32; L1];
-    dense_backward(&dz2, &h1, &net.l2_w, &mut g.l2_w, &mut g.l2_b, &mut dh1);
+    dense_backward(
+        &dz2,
+        &h1,
+        net.l2_w_of(b),
+        &mut g.l2_w[b * w2..][..w2],
+        &mut g.l2_b[b * L2..][..L2],
+        &mut dh1,
+    );
     let dz1 = clipped_gradient(&act.z1, dh1);
     let x0: Vec<f32> = act.acc.iter().map(|&v| crelu(v)).collect();
     let mut dx0 = [0f32; 2 * HIDDEN];
-    dense_backward(&dz1, &x0, &net.l1_w, &mut g.l1_w, &mut g.l1_b, &mut dx0);
+    dense_backward(
+        &dz1,
+        &x0,
+        net.l1_w_of(b),
+        &mut g.l1_w[b * w1..][..w1],
+        &mut g.l1_b[b * L1..][..L1],
+        &mut dx0,
+    );
     // First layer, shared by both views.
     let dacc_both = clipped_gradient(&act.acc, dx0);
     for (half, list) in [la.as_slice(), lb.as_slice()].into_iter().enumerate() {
@@ -204,7 +241,8 @@ pub fn evaluate(net: &FloatNet, samples: &[Sample]) -> Metrics {
             let (mut la, mut lb) = (List::new(), List::new());
             for s in chunk {
                 inputs(s, &mut la, &mut lb);
-                let p = softmax(&net.forward_features(la.as_slice(), lb.as_slice()).out);
+                let b = bucket_of(s, net.buckets());
+                let p = softmax(&net.forward_features(la.as_slice(), lb.as_slice(), b).out);
                 let y = class(s);
                 let phase = !s.is_placing() as usize;
                 m.count[phase] += 1;
@@ -236,7 +274,7 @@ pub fn check(net: &millstone::nnue::Network, samples: &[Sample]) -> Vec<String> 
                 let phase = !s.is_placing() as usize;
                 t[phase] += 1;
                 let acc = millstone::nnue::Accumulator::new(net, &pos);
-                let (w, d, l) = net.wdl(&acc, pos.side_to_move());
+                let (w, d, l) = net.wdl(&acc, &pos);
                 let guess = if w >= d && w >= l {
                     1
                 } else if l > d {
@@ -412,7 +450,7 @@ pub fn train(
     report: impl FnMut(usize, &Metrics, &Metrics),
 ) -> FloatNet {
     let mut rng = rand::rngs::StdRng::seed_from_u64(cfg.seed ^ 0x5eed);
-    let net = FloatNet::random(&mut rng);
+    let net = FloatNet::random_with(&mut rng, cfg.buckets);
     fit(net, rng, train, valid, cfg, report)
 }
 
@@ -489,43 +527,74 @@ mod tests {
     use rand::Rng;
 
     /// The backward pass is the gradient of the loss: checked against finite differences on
-    /// a few weights of every layer.
+    /// a few weights of every layer, for one set of dense layers and for a set per stage (the
+    /// sample's set only: the others' gradients are zero).
     #[test]
     fn gradient_matches_finite_differences() {
-        let mut rng = rand::rngs::StdRng::seed_from_u64(9);
-        let mut net = FloatNet::random(&mut rng);
-        // Biases that keep units inside the clipped range, where the gradient is smooth.
-        net.ft_b.iter_mut().for_each(|b| *b = 0.3);
-        net.l1_b.iter_mut().for_each(|b| *b = 0.4);
-        net.l2_b.iter_mut().for_each(|b| *b = 0.4);
-        let mut pos = Position::new(Rules::default());
-        for m in ["d6", "a1", "d7"] {
-            pos.play(m.parse().unwrap()).unwrap();
-        }
-        let s = Sample::new(&pos, 1, u8::MAX);
-        assert_eq!(pos.side_to_move(), Color::Black);
-        let mut g = net.zeros_like();
-        backward(&net, &s, 1.0, &mut g);
-        let loss = |n: &FloatNet| evaluate(n, &[s]).mean_loss();
-        let f = {
-            let (mut a, mut b) = (List::new(), List::new());
-            inputs(&s, &mut a, &mut b);
-            a.as_slice()[0] as usize
-        };
-        let probes: [(usize, usize); 6] =
-            [(0, f * HIDDEN + 3), (1, 5), (2, 7), (4, 2), (6, 1), (7, 2)];
-        for (param, i) in probes {
-            let h = 1e-3;
-            let mut up = net.clone();
-            up.params_mut()[param][i] += h;
-            let mut down = net.clone();
-            down.params_mut()[param][i] -= h;
-            let numeric = (loss(&up) - loss(&down)) / (2.0 * h as f64);
-            let analytic = g.params_mut()[param][i] as f64;
-            assert!(
-                (numeric - analytic).abs() < 2e-3 + 0.05 * analytic.abs(),
-                "param {param}[{i}]: numeric {numeric}, analytic {analytic}"
-            );
+        for buckets in [1, millstone::nnue::BUCKETS] {
+            let mut rng = rand::rngs::StdRng::seed_from_u64(9);
+            let mut net = FloatNet::random_with(&mut rng, buckets);
+            // Biases that keep units inside the clipped range, where the gradient is smooth.
+            net.ft_b.iter_mut().for_each(|b| *b = 0.3);
+            net.l1_b.iter_mut().for_each(|b| *b = 0.4);
+            net.l2_b.iter_mut().for_each(|b| *b = 0.4);
+            let mut pos = Position::new(Rules::default());
+            for m in ["d6", "a1", "d7"] {
+                pos.play(m.parse().unwrap()).unwrap();
+            }
+            let s = Sample::new(&pos, 1, u8::MAX);
+            assert_eq!(pos.side_to_move(), Color::Black);
+            let b = bucket_of(&s, buckets);
+            assert_eq!(b, if buckets == 1 { 0 } else { 1 });
+            let mut g = net.zeros_like();
+            backward(&net, &s, 1.0, &mut g);
+            let loss = |n: &FloatNet| evaluate(n, &[s]).mean_loss();
+            let f = {
+                let (mut a, mut c) = (List::new(), List::new());
+                inputs(&s, &mut a, &mut c);
+                a.as_slice()[0] as usize
+            };
+            let probes: [(usize, usize); 9] = [
+                (0, f * HIDDEN + 3),
+                (1, 5),
+                (2, b * L1 * 2 * HIDDEN + 7),
+                (3, b * L1 + 1),
+                (4, b * L2 * L1 + 2),
+                (5, b * L2 + 2),
+                (6, b * OUTPUTS * L2 + 1),
+                (7, b * OUTPUTS + 2),
+                (7, b * OUTPUTS),
+            ];
+            for (param, i) in probes {
+                let h = 1e-3;
+                let mut up = net.clone();
+                up.params_mut()[param][i] += h;
+                let mut down = net.clone();
+                down.params_mut()[param][i] -= h;
+                let numeric = (loss(&up) - loss(&down)) / (2.0 * h as f64);
+                let analytic = g.params_mut()[param][i] as f64;
+                // The bucket's output biases always take part (a unit of the other layers may
+                // be clipped, so its gradient may be zero; every layer's is checked below).
+                assert!(
+                    param != 7 || analytic != 0.0,
+                    "param {param}[{i}] of bucket {b}: no gradient"
+                );
+                assert!(
+                    (numeric - analytic).abs() < 2e-3 + 0.05 * analytic.abs(),
+                    "param {param}[{i}]: numeric {numeric}, analytic {analytic}"
+                );
+            }
+            for (param, n) in [(3, L1), (5, L2)] {
+                let grads = &g.params_mut()[param][b * n..(b + 1) * n];
+                assert!(
+                    grads.iter().any(|&x| x != 0.0),
+                    "param {param}: no gradient"
+                );
+            }
+            if buckets > 1 {
+                // Another stage's set is untouched.
+                assert!(g.l1_w_of(0).iter().all(|&x| x == 0.0));
+            }
         }
     }
 
@@ -606,6 +675,7 @@ mod tests {
             lr: 3e-3,
             seed: 1,
             holdout: 0.2,
+            buckets: 1,
         }
     }
 

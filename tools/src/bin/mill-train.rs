@@ -35,6 +35,11 @@ struct Cli {
     /// run's time. Its variant must be the samples'.
     #[arg(long)]
     init: Option<PathBuf>,
+    /// Sets of dense layers: 1, or 8 (one per stage of the game: six of the placing phase, the
+    /// moving phase, a side down to three pieces; the first layer is shared). With `--init`
+    /// of a one-set network, 8 starts every set from its dense layers.
+    #[arg(long, default_value_t = 1)]
+    buckets: usize,
     /// Passes over the training samples.
     #[arg(long, default_value_t = 4)]
     epochs: usize,
@@ -84,6 +89,13 @@ fn run(cli: &Cli) -> Result<(), String> {
         || !(0.0..1.0).contains(&cli.holdout)
     {
         return Err("--epochs, --batch and --lr must be positive, --holdout in [0, 1)".into());
+    }
+    if cli.buckets != 1 && cli.buckets != millstone::nnue::BUCKETS {
+        return Err(format!(
+            "--buckets {}: 1 or {}",
+            cli.buckets,
+            millstone::nnue::BUCKETS
+        ));
     }
     let start = Instant::now();
     let mut samples: Vec<Sample> = Vec::new();
@@ -145,6 +157,7 @@ fn run(cli: &Cli) -> Result<(), String> {
         lr: cli.lr,
         seed: cli.seed,
         holdout: cli.holdout,
+        buckets: cli.buckets,
     };
     let init = match &cli.init {
         None => None,
@@ -170,7 +183,10 @@ fn run(cli: &Cli) -> Result<(), String> {
     let (mut net, from) = match &init {
         None => (train::train(&tr, &va, &cfg, report), String::new()),
         Some(net) => {
-            let f = file::dequantize(net);
+            let mut f = file::dequantize(net);
+            if cli.buckets > f.buckets() {
+                f = f.with_buckets(cli.buckets);
+            }
             eprintln!(
                 "mill-train: starting from {:016x}: held out {}",
                 net.checksum,
