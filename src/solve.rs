@@ -368,7 +368,7 @@ pub struct Solver<'a> {
     deadline: Option<Instant>,
     stop: Option<Arc<AtomicBool>>,
     /// The board's symmetries when the table's keys are reduced by them (see
-    /// [`Solver::set_symmetry`]), with the index of each one's inverse.
+    /// [`Solver::set_symmetry`]).
     symmetry: Option<&'static Symmetries>,
     checkpoint: Option<Checkpointing>,
 }

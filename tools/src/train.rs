@@ -260,19 +260,25 @@ pub fn evaluate(net: &FloatNet, samples: &[Sample]) -> Metrics {
 
 /// The static accuracy of the integer network (its most likely result against the truth) and
 /// of the hand-tuned evaluation's sign (draw within a band of `±T` centipieces, the best `T` of
-/// a few reported), per phase: the measure docs/nnue.md reports.
+/// a few reported), per phase and then per stage of the game (`millstone::nnue::bucket` with
+/// every set: six placing stages by placements made, the moving phase, a side down to three
+/// pieces; stages without samples left out): the measure docs/nnue.md reports.
 pub fn check(net: &millstone::nnue::Network, samples: &[Sample]) -> Vec<String> {
     const BANDS: [i32; 5] = [0, 25, 50, 100, 200];
-    // [phase][0: net, 1..: hand with each band], correct counts; and totals per phase.
+    const ROWS: usize = 2 + millstone::nnue::BUCKETS;
+    // [row][0: net, 1..: hand with each band], correct counts; and totals per row. Rows: the
+    // two phases, then the stages.
     let (correct, totals) = samples
         .par_chunks(8192)
         .map(|chunk| {
-            let mut c = [[0u64; 1 + BANDS.len()]; 2];
-            let mut t = [0u64; 2];
+            let mut c = [[0u64; 1 + BANDS.len()]; ROWS];
+            let mut t = [0u64; ROWS];
             for s in chunk {
                 let pos = s.position();
-                let phase = !s.is_placing() as usize;
-                t[phase] += 1;
+                let rows = [
+                    !s.is_placing() as usize,
+                    2 + bucket_of(s, millstone::nnue::BUCKETS),
+                ];
                 let acc = millstone::nnue::Accumulator::new(net, &pos);
                 let (w, d, l) = net.wdl(&acc, &pos);
                 let guess = if w >= d && w >= l {
@@ -282,25 +288,28 @@ pub fn check(net: &millstone::nnue::Network, samples: &[Sample]) -> Vec<String> 
                 } else {
                     0
                 };
-                c[phase][0] += (guess == s.result) as u64;
                 let e = millstone::eval::evaluate(&pos);
-                for (b, &band) in BANDS.iter().enumerate() {
-                    let g = if e > band {
-                        1
-                    } else if e < -band {
-                        -1
-                    } else {
-                        0
-                    };
-                    c[phase][1 + b] += (g == s.result) as u64;
+                for r in rows {
+                    t[r] += 1;
+                    c[r][0] += (guess == s.result) as u64;
+                    for (b, &band) in BANDS.iter().enumerate() {
+                        let g = if e > band {
+                            1
+                        } else if e < -band {
+                            -1
+                        } else {
+                            0
+                        };
+                        c[r][1 + b] += (g == s.result) as u64;
+                    }
                 }
             }
             (c, t)
         })
         .reduce(
-            || ([[0u64; 1 + BANDS.len()]; 2], [0u64; 2]),
+            || ([[0u64; 1 + BANDS.len()]; ROWS], [0u64; ROWS]),
             |(mut a, mut t), (b, u)| {
-                for p in 0..2 {
+                for p in 0..ROWS {
                     for i in 0..a[p].len() {
                         a[p][i] += b[p][i];
                     }
@@ -317,7 +326,15 @@ pub fn check(net: &millstone::nnue::Network, samples: &[Sample]) -> Vec<String> 
         "network",
         BANDS.map(|b| format!("hand±{b:<4}")).join(" ")
     )];
-    for (p, name) in ["placing", "moving"].iter().enumerate() {
+    for p in 0..ROWS {
+        if p >= 2 && totals[p] == 0 {
+            continue;
+        }
+        let name = match p {
+            0 => "placing".to_string(),
+            1 => "moving".to_string(),
+            _ => format!("stage {}", p - 2),
+        };
         let hands: Vec<String> = (0..BANDS.len())
             .map(|b| format!("{:>8.2}%", pct(correct[p][1 + b], totals[p])))
             .collect();

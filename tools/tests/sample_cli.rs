@@ -209,6 +209,38 @@ fn samples_agree_with_probe_and_train_a_network() {
     let cold = dir.join("cold.nnue");
     train_tiny(&cold, &["--lr", "1e-12", "--seed", "2"]);
     assert_ne!(check(&cold), check(&net));
+    // The check reports each stage of the game that the samples reach.
+    assert!(check(&net).contains("\nstage "), "{}", check(&net));
+
+    // A set of dense layers per stage, each starting as a copy of the one-set network's: at a
+    // step too small to move a weight it evaluates as that network did.
+    let staged = dir.join("staged.nnue");
+    train_tiny(
+        &staged,
+        &[
+            "--init",
+            net.to_str().unwrap(),
+            "--lr",
+            "1e-12",
+            "--buckets",
+            "8",
+        ],
+    );
+    assert_eq!(millstone::nnue::file::load(&staged).unwrap().buckets, 8);
+    assert_eq!(check(&staged), check(&net));
+    let r = run(
+        TRAIN,
+        &args(&[
+            "--data",
+            dir.join("a.bin").to_str().unwrap(),
+            "-o",
+            "/dev/null",
+            "--buckets",
+            "3",
+        ]),
+    );
+    assert!(!r.status.success());
+    assert!(String::from_utf8_lossy(&r.stderr).contains("--buckets 3"));
 
     // Damaged sample files are refused by mill-train with a message.
     let bad = dir.join("bad.bin");
