@@ -289,18 +289,21 @@ pub fn check(net: &millstone::nnue::Network, samples: &[Sample]) -> Vec<String> 
                     0
                 };
                 let e = millstone::eval::evaluate(&pos);
+                let hand_right = BANDS.map(|band| {
+                    let g = if e > band {
+                        1
+                    } else if e < -band {
+                        -1
+                    } else {
+                        0
+                    };
+                    g == s.result
+                });
                 for r in rows {
                     t[r] += 1;
                     c[r][0] += (guess == s.result) as u64;
-                    for (b, &band) in BANDS.iter().enumerate() {
-                        let g = if e > band {
-                            1
-                        } else if e < -band {
-                            -1
-                        } else {
-                            0
-                        };
-                        c[r][1 + b] += (g == s.result) as u64;
+                    for (b, &right) in hand_right.iter().enumerate() {
+                        c[r][1 + b] += right as u64;
                     }
                 }
             }
