@@ -2,7 +2,7 @@
 //! inference is checked against.
 //!
 //! The shape is the integer network's ([`super::Network`]): the first layer, shared by both
-//! views, maps the sparse features to [`HIDDEN`] values per view; the side to move's values
+//! views, maps the sparse features to `hidden` values per view (one of [`super::WIDTHS`]); the side to move's values
 //! and then the other side's, each clipped to `[0, 1]`, feed two dense layers clipped the same
 //! way, and the last layer gives three logits (win, draw, loss for the side to move). A
 //! bucketed network has a set of dense layers per stage of the game ([`super::bucket`]),
@@ -10,7 +10,7 @@
 //! one set's.
 
 use super::features::{self, List};
-use super::{bucket_of, HIDDEN, L1, L2, OUTPUTS};
+use super::{bucket_of, HIDDEN, L1, L2, MAX_HIDDEN, OUTPUTS};
 use crate::position::Position;
 use rand::Rng;
 
@@ -25,11 +25,11 @@ pub const DENSE_CLIP: f32 = 64.0;
 /// feature).
 #[derive(Clone, Debug, PartialEq)]
 pub struct FloatNet {
-    /// First layer: `features::COUNT` rows of `HIDDEN`.
+    /// First layer: `features::COUNT` rows of `hidden` (the biases' length).
     pub ft_w: Vec<f32>,
     /// First layer's biases.
     pub ft_b: Vec<f32>,
-    /// Second layer: `L1` rows of `2 * HIDDEN` (each bucket's in turn, as for every dense
+    /// Second layer: `L1` rows of `2 * hidden` (each bucket's in turn, as for every dense
     /// weight and bias below).
     pub l1_w: Vec<f32>,
     /// Second layer's biases.
@@ -47,8 +47,8 @@ pub struct FloatNet {
 /// Every intermediate value of one forward pass, for the backward pass.
 #[derive(Clone, Debug)]
 pub struct Activations {
-    /// The first layer's sums, side to move first (before clipping).
-    pub acc: [f32; 2 * HIDDEN],
+    /// The first layer's sums, side to move first (before clipping): the first `2 * hidden`.
+    pub acc: [f32; 2 * MAX_HIDDEN],
     /// Second layer's sums.
     pub z1: [f32; L1],
     /// Third layer's sums.
@@ -70,17 +70,24 @@ impl FloatNet {
         FloatNet::random_with(rng, 1)
     }
 
-    /// A network with small random weights and `buckets` sets of dense layers.
+    /// A network of the first width with small random weights and `buckets` sets of dense
+    /// layers.
     pub fn random_with(rng: &mut impl Rng, buckets: usize) -> FloatNet {
+        FloatNet::random_shaped(rng, HIDDEN, buckets)
+    }
+
+    /// A network with small random weights, `hidden` first-layer units per view and `buckets`
+    /// sets of dense layers.
+    pub fn random_shaped(rng: &mut impl Rng, hidden: usize, buckets: usize) -> FloatNet {
         let mut uniform = |n: usize, scale: f32| -> Vec<f32> {
             (0..n).map(|_| rng.gen_range(-scale..scale)).collect()
         };
         FloatNet {
-            ft_w: uniform(features::COUNT * HIDDEN, 0.1),
-            ft_b: vec![0.1; HIDDEN],
+            ft_w: uniform(features::COUNT * hidden, 0.1),
+            ft_b: vec![0.1; hidden],
             l1_w: uniform(
-                buckets * L1 * 2 * HIDDEN,
-                (6.0 / (2 * HIDDEN) as f32).sqrt(),
+                buckets * L1 * 2 * hidden,
+                (6.0 / (2 * hidden) as f32).sqrt(),
             ),
             l1_b: vec![0.0; buckets * L1],
             l2_w: uniform(buckets * L2 * L1, (6.0 / L1 as f32).sqrt()),
@@ -88,6 +95,11 @@ impl FloatNet {
             out_w: uniform(buckets * OUTPUTS * L2, (6.0 / L2 as f32).sqrt()),
             out_b: vec![0.0; buckets * OUTPUTS],
         }
+    }
+
+    /// First-layer units per view.
+    pub fn hidden(&self) -> usize {
+        self.ft_b.len()
     }
 
     /// Sets of dense layers.
@@ -116,22 +128,23 @@ impl FloatNet {
     /// The forward pass from the two views' active features (side to move's first), through
     /// the dense layers of `bucket`.
     pub fn forward_features(&self, stm: &[u16], other: &[u16], bucket: usize) -> Activations {
-        let mut acc = [0f32; 2 * HIDDEN];
+        let h = self.hidden();
+        let mut acc = [0f32; 2 * MAX_HIDDEN];
         for (half, list) in [stm, other].into_iter().enumerate() {
-            let a = &mut acc[half * HIDDEN..(half + 1) * HIDDEN];
+            let a = &mut acc[half * h..(half + 1) * h];
             a.copy_from_slice(&self.ft_b);
             for &f in list {
-                let row = &self.ft_w[f as usize * HIDDEN..(f as usize + 1) * HIDDEN];
+                let row = &self.ft_w[f as usize * h..(f as usize + 1) * h];
                 for (x, w) in a.iter_mut().zip(row) {
                     *x += w;
                 }
             }
         }
-        let x0: Vec<f32> = acc.iter().map(|&v| crelu(v)).collect();
+        let x0: Vec<f32> = acc[..2 * h].iter().map(|&v| crelu(v)).collect();
         let (l1_w, l1_b) = (self.l1_w_of(bucket), &self.l1_b[bucket * L1..][..L1]);
         let mut z1 = [0f32; L1];
         for (k, z) in z1.iter_mut().enumerate() {
-            let row = &l1_w[k * 2 * HIDDEN..(k + 1) * 2 * HIDDEN];
+            let row = &l1_w[k * 2 * h..(k + 1) * 2 * h];
             *z = l1_b[k] + row.iter().zip(&x0).map(|(w, x)| w * x).sum::<f32>();
         }
         let (l2_w, l2_b) = (self.l2_w_of(bucket), &self.l2_b[bucket * L2..][..L2]);
@@ -154,7 +167,8 @@ impl FloatNet {
 
     /// The second layer's weights of `bucket`.
     pub fn l1_w_of(&self, bucket: usize) -> &[f32] {
-        &self.l1_w[bucket * L1 * 2 * HIDDEN..][..L1 * 2 * HIDDEN]
+        let n = L1 * 2 * self.hidden();
+        &self.l1_w[bucket * n..][..n]
     }
 
     /// The third layer's weights of `bucket`.

@@ -21,8 +21,13 @@ use crate::types::{Color, Variant};
 use features::List;
 use std::sync::{Arc, OnceLock};
 
-/// First-layer units per view.
+/// First-layer units per view of the first networks (twelve's, and nine's up to the fourth).
 pub const HIDDEN: usize = 128;
+/// First-layer units per view of the widest network a file may hold: since the fifth net of
+/// nine, twice the first networks' (docs/nnue.md). A network's width is one of [`WIDTHS`].
+pub const MAX_HIDDEN: usize = 256;
+/// The widths a network file may have.
+pub const WIDTHS: [usize; 2] = [HIDDEN, MAX_HIDDEN];
 /// Units of the second layer.
 pub const L1: usize = 32;
 /// Units of the third layer.
@@ -57,6 +62,8 @@ pub struct Network {
     pub(crate) neighbourhoods: bool,
     /// Dense-layer sets: 1, or [`BUCKETS`] chosen by the game's stage ([`bucket`]).
     pub buckets: usize,
+    /// First-layer units per view, one of [`WIDTHS`].
+    pub hidden: usize,
     pub(crate) ft_w: Vec<i16>,
     pub(crate) ft_b: Vec<i16>,
     pub(crate) l1_w: Vec<i16>,
@@ -115,24 +122,25 @@ pub fn bucket_of(pos: &Position, buckets: usize) -> usize {
     )
 }
 
-/// The first layer's sums of both views (White's, Black's), unclipped.
+/// The first layer's sums of both views (White's, Black's), unclipped: the network's
+/// `hidden` first values of each view, the rest zero.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 #[repr(C, align(64))]
 pub struct Accumulator {
     /// By view: `[White's, Black's]`.
-    pub values: [[i16; HIDDEN]; 2],
+    pub values: [[i16; MAX_HIDDEN]; 2],
 }
 
 impl Accumulator {
     /// The sums of `pos` computed from scratch.
     pub fn new(net: &Network, pos: &Position) -> Accumulator {
         let mut acc = Accumulator {
-            values: [[0; HIDDEN]; 2],
+            values: [[0; MAX_HIDDEN]; 2],
         };
         let mut list = List::new();
         for view in Color::ALL {
             features::active(pos, view, &mut list);
-            let v = &mut acc.values[view.index()];
+            let v = &mut acc.values[view.index()][..net.hidden];
             v.copy_from_slice(&net.ft_b);
             apply_rows(v, net, &[], list.as_slice());
         }
@@ -142,24 +150,32 @@ impl Accumulator {
     /// The sums after a move from `before` to `after`, from this accumulator of `before`.
     #[inline]
     pub fn updated(&self, net: &Network, before: &Position, after: &Position) -> Accumulator {
+        let mut acc = *self;
+        acc.update(net, before, after);
+        acc
+    }
+
+    /// Makes these sums of `before` those of `after`, in place (the search's lazy update
+    /// copies the parent's sums and calls this).
+    #[inline]
+    pub fn update(&mut self, net: &Network, before: &Position, after: &Position) {
         #[cfg(target_arch = "x86_64")]
         if avx2::available() {
             // SAFETY: the processor has AVX2 (checked just above).
-            return unsafe { self.updated_avx2(net, before, after) };
+            return unsafe { self.update_avx2(net, before, after) };
         }
-        self.updated_generic(net, before, after)
+        self.update_generic(net, before, after)
     }
 
     /// The same code compiled for AVX2 (the row additions in 16 lanes).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    fn updated_avx2(&self, net: &Network, before: &Position, after: &Position) -> Accumulator {
-        self.updated_generic(net, before, after)
+    fn update_avx2(&mut self, net: &Network, before: &Position, after: &Position) {
+        self.update_generic(net, before, after)
     }
 
     #[inline(always)]
-    fn updated_generic(&self, net: &Network, before: &Position, after: &Position) -> Accumulator {
-        let mut acc = *self;
+    fn update_generic(&mut self, net: &Network, before: &Position, after: &Position) {
         let (mut removed, mut added) = (List::new(), List::new());
         for view in Color::ALL {
             features::changed(
@@ -171,13 +187,12 @@ impl Accumulator {
                 &mut added,
             );
             apply_rows(
-                &mut acc.values[view.index()],
+                &mut self.values[view.index()][..net.hidden],
                 net,
                 removed.as_slice(),
                 added.as_slice(),
             );
         }
-        acc
     }
 }
 
@@ -185,9 +200,10 @@ impl Accumulator {
 /// at a time: the chunk stays in registers while every row passes over it, where a row at a
 /// time would load and store the whole accumulator for each.
 #[inline(always)]
-fn apply_rows(v: &mut [i16; HIDDEN], net: &Network, removed: &[u16], added: &[u16]) {
+fn apply_rows(v: &mut [i16], net: &Network, removed: &[u16], added: &[u16]) {
     const CHUNK: usize = 64;
-    for c in (0..HIDDEN).step_by(CHUNK) {
+    debug_assert!(v.len() == net.hidden && net.hidden.is_multiple_of(CHUNK));
+    for c in (0..v.len()).step_by(CHUNK) {
         let mut x: [i16; CHUNK] = v[c..c + CHUNK].try_into().unwrap();
         for &f in removed {
             for (x, w) in x.iter_mut().zip(&net.row(f)[c..c + CHUNK]) {
@@ -281,8 +297,8 @@ impl Network {
     /// The first-layer weights of feature `f`.
     #[inline]
     fn row(&self, f: u16) -> &[i16] {
-        let f = f as usize;
-        &self.ft_w[f * HIDDEN..(f + 1) * HIDDEN]
+        let (f, h) = (f as usize, self.hidden);
+        &self.ft_w[f * h..(f + 1) * h]
     }
 
     /// The three logits (win, draw, loss for the side to move of `pos`, whose sums `acc`
@@ -312,19 +328,20 @@ impl Network {
         bucket: usize,
         dot: impl Fn(&[i16], &[i16]) -> i32 + Copy,
     ) -> [i32; OUTPUTS] {
-        let mut x0 = [0i16; 2 * HIDDEN];
+        let h = self.hidden;
+        let mut x0 = [0i16; 2 * MAX_HIDDEN];
         for (half, view) in [us, us.other()].into_iter().enumerate() {
-            for (x, &v) in x0[half * HIDDEN..(half + 1) * HIDDEN]
+            for (x, &v) in x0[half * h..(half + 1) * h]
                 .iter_mut()
-                .zip(&acc.values[view.index()])
+                .zip(&acc.values[view.index()][..h])
             {
                 *x = v.clamp(0, QA as i16);
             }
         }
-        let (w1, w2, w3) = (L1 * 2 * HIDDEN, L2 * L1, OUTPUTS * L2);
+        let (w1, w2, w3) = (L1 * 2 * h, L2 * L1, OUTPUTS * L2);
         let mut h1 = [0i16; L1];
         dense(
-            &x0,
+            &x0[..2 * h],
             &self.l1_w[bucket * w1..(bucket + 1) * w1],
             &self.l1_b[bucket * L1..(bucket + 1) * L1],
             &mut h1,
@@ -434,21 +451,23 @@ mod tests {
     use crate::types::Rules;
     use rand::{Rng, SeedableRng};
 
-    fn random_net(seed: u64, variant: Variant) -> Network {
+    fn random_net(seed: u64, variant: Variant, hidden: usize) -> Network {
         let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
-        let f = FloatNet::random(&mut rng);
+        let f = FloatNet::random_shaped(&mut rng, hidden, 1);
         file::parse(&file::to_bytes(&f, variant, "test")).unwrap()
     }
 
-    /// Incremental updates along random games (both variants, flying on and off) equal a
-    /// fresh accumulator at every position; for twelve also with its built-in network, of the
-    /// first shape, whose updates leave the neighbourhoods out.
+    /// Incremental updates along random games (both variants, flying on and off, both widths)
+    /// equal a fresh accumulator at every position; for twelve also with its built-in network,
+    /// of the first shape, whose updates leave the neighbourhoods out.
     #[test]
     fn incremental_accumulator_equals_fresh() {
         let mut rng = rand::rngs::StdRng::seed_from_u64(11);
         let nets = [
-            random_net(3, Variant::Nine),
-            random_net(3, Variant::Twelve),
+            random_net(3, Variant::Nine, HIDDEN),
+            random_net(3, Variant::Nine, MAX_HIDDEN),
+            random_net(3, Variant::Twelve, HIDDEN),
+            random_net(3, Variant::Twelve, MAX_HIDDEN),
             Network::clone(&builtin(Variant::Twelve).unwrap()),
         ];
         for net in nets {
@@ -488,7 +507,7 @@ mod tests {
     #[test]
     fn avx2_equals_generic() {
         let mut rng = rand::rngs::StdRng::seed_from_u64(4);
-        let net = random_net(8, Variant::Nine);
+        let net = random_net(8, Variant::Nine, MAX_HIDDEN);
         let mut pos = Position::new(Rules::default());
         for _ in 0..40 {
             if pos.outcome().is_some() {
@@ -504,10 +523,9 @@ mod tests {
             let m = moves[rng.gen_range(0..moves.len())];
             let mut next = pos;
             next.make(m);
-            assert_eq!(
-                acc.updated(&net, &pos, &next),
-                acc.updated_generic(&net, &pos, &next)
-            );
+            let mut generic = acc;
+            generic.update_generic(&net, &pos, &next);
+            assert_eq!(acc.updated(&net, &pos, &next), generic);
             pos = next;
         }
         let a: Vec<i16> = (0..256).map(|_| rng.gen_range(-300..300)).collect();

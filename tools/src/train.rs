@@ -14,7 +14,7 @@
 
 use millstone::nnue::features::{self, List};
 use millstone::nnue::float::{crelu, FloatNet};
-use millstone::nnue::{bucket, HIDDEN, L1, L2, OUTPUTS};
+use millstone::nnue::{bucket, L1, L2, MAX_HIDDEN, OUTPUTS};
 use millstone::tablebase::sample::Sample;
 use millstone::topology::Topology;
 use rand::seq::SliceRandom;
@@ -40,6 +40,8 @@ pub struct Config {
     /// Sets of dense layers of a fresh network (1, or `millstone::nnue::BUCKETS`: one per
     /// stage of the game).
     pub buckets: usize,
+    /// First-layer units per view of a fresh network (one of `millstone::nnue::WIDTHS`).
+    pub hidden: usize,
 }
 
 /// Loss and accuracy over a set of samples, by phase.
@@ -153,7 +155,8 @@ fn backward(net: &FloatNet, s: &Sample, scale: f32, g: &mut FloatNet) -> Metrics
     }
     // Output layer, then the two dense layers, each through the clipped ReLU's gradient.
     // Only the sample's bucket of each dense layer takes part.
-    let (w1, w2, w3) = (L1 * 2 * HIDDEN, L2 * L1, OUTPUTS * L2);
+    let h = net.hidden();
+    let (w1, w2, w3) = (L1 * 2 * h, L2 * L1, OUTPUTS * L2);
     let h2 = act.z2.map(crelu);
     let mut dh2 = [0f32; L2];
     dense_backward(
@@ -176,26 +179,26 @@ fn backward(net: &FloatNet, s: &Sample, scale: f32, g: &mut FloatNet) -> Metrics
         &mut dh1,
     );
     let dz1 = clipped_gradient(&act.z1, dh1);
-    let x0: Vec<f32> = act.acc.iter().map(|&v| crelu(v)).collect();
-    let mut dx0 = [0f32; 2 * HIDDEN];
+    let x0: Vec<f32> = act.acc[..2 * h].iter().map(|&v| crelu(v)).collect();
+    let mut dx0 = [0f32; 2 * MAX_HIDDEN];
     dense_backward(
         &dz1,
         &x0,
         net.l1_w_of(b),
         &mut g.l1_w[b * w1..][..w1],
         &mut g.l1_b[b * L1..][..L1],
-        &mut dx0,
+        &mut dx0[..2 * h],
     );
     // First layer, shared by both views.
     let dacc_both = clipped_gradient(&act.acc, dx0);
     for (half, list) in [la.as_slice(), lb.as_slice()].into_iter().enumerate() {
-        let dacc = &dacc_both[half * HIDDEN..(half + 1) * HIDDEN];
-        for i in 0..HIDDEN {
+        let dacc = &dacc_both[half * h..(half + 1) * h];
+        for i in 0..h {
             g.ft_b[i] += dacc[i];
         }
         for &f in list {
-            let row = &mut g.ft_w[f as usize * HIDDEN..(f as usize + 1) * HIDDEN];
-            for i in 0..HIDDEN {
+            let row = &mut g.ft_w[f as usize * h..(f as usize + 1) * h];
+            for i in 0..h {
                 row[i] += dacc[i];
             }
         }
@@ -436,8 +439,9 @@ pub fn settle(net: &mut FloatNet, samples: &[Sample]) -> Settled {
     if samples.is_empty() {
         return out;
     }
+    let h = net.hidden();
     for (f, &count) in on.iter().enumerate() {
-        let row = f * HIDDEN..(f + 1) * HIDDEN;
+        let row = f * h..(f + 1) * h;
         if count == all {
             for (b, w) in net.ft_b.iter_mut().zip(&mut net.ft_w[row]) {
                 *b += *w;
@@ -470,7 +474,7 @@ pub fn train(
     report: impl FnMut(usize, &Metrics, &Metrics),
 ) -> FloatNet {
     let mut rng = rand::rngs::StdRng::seed_from_u64(cfg.seed ^ 0x5eed);
-    let net = FloatNet::random_with(&mut rng, cfg.buckets);
+    let net = FloatNet::random_shaped(&mut rng, cfg.hidden, cfg.buckets);
     fit(net, rng, train, valid, cfg, report)
 }
 
@@ -551,9 +555,13 @@ mod tests {
     /// sample's set only: the others' gradients are zero).
     #[test]
     fn gradient_matches_finite_differences() {
-        for buckets in [1, millstone::nnue::BUCKETS] {
+        for (hidden, buckets) in [
+            (millstone::nnue::HIDDEN, 1),
+            (millstone::nnue::HIDDEN, millstone::nnue::BUCKETS),
+            (MAX_HIDDEN, millstone::nnue::BUCKETS),
+        ] {
             let mut rng = rand::rngs::StdRng::seed_from_u64(9);
-            let mut net = FloatNet::random_with(&mut rng, buckets);
+            let mut net = FloatNet::random_shaped(&mut rng, hidden, buckets);
             // Biases that keep units inside the clipped range, where the gradient is smooth.
             net.ft_b.iter_mut().for_each(|b| *b = 0.3);
             net.l1_b.iter_mut().for_each(|b| *b = 0.4);
@@ -575,9 +583,9 @@ mod tests {
                 a.as_slice()[0] as usize
             };
             let probes: [(usize, usize); 9] = [
-                (0, f * HIDDEN + 3),
+                (0, f * hidden + hidden - 3),
                 (1, 5),
-                (2, b * L1 * 2 * HIDDEN + 7),
+                (2, b * L1 * 2 * hidden + 2 * hidden - 7),
                 (3, b * L1 + 1),
                 (4, b * L2 * L1 + 2),
                 (5, b * L2 + 2),
@@ -654,7 +662,8 @@ mod tests {
             without.rules = Rules::new(millstone::Variant::Nine, false);
             assert_eq!(net.logits(&without.position()), after);
         }
-        let row = &net.ft_w[features::FLYING * HIDDEN..(features::FLYING + 1) * HIDDEN];
+        let h = net.hidden();
+        let row = &net.ft_w[features::FLYING * h..(features::FLYING + 1) * h];
         assert!(row.iter().all(|&w| w == 0.0));
     }
 
@@ -696,6 +705,7 @@ mod tests {
             seed: 1,
             holdout: 0.2,
             buckets: 1,
+            hidden: millstone::nnue::HIDDEN,
         }
     }
 

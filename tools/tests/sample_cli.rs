@@ -239,6 +239,19 @@ fn samples_agree_with_probe_and_train_a_network() {
         assert!(err.contains(says), "{err}");
     };
     refused(&["--buckets", "3"], "--buckets 3");
+    refused(&["--hidden", "192"], "--hidden 192");
+    refused(
+        &["--init", net.to_str().unwrap(), "--hidden", "256"],
+        "the network of --init has 128 units",
+    );
+
+    // The wide first layer: written in 8 bits (format version 3), read back as trained.
+    let wide = dir.join("wide.nnue");
+    train_tiny(&wide, &["--hidden", "256", "--buckets", "8"]);
+    let loaded = millstone::nnue::file::load(&wide).unwrap();
+    assert_eq!((loaded.hidden, loaded.buckets), (256, 8));
+    assert_eq!(std::fs::read(&wide).unwrap()[8], 3);
+    assert!(check(&wide).contains("\nstage "), "{}", check(&wide));
 
     // Damaged sample files are refused by mill-train with a message.
     let bad = dir.join("bad.bin");

@@ -40,6 +40,11 @@ struct Cli {
     /// of a one-set network, 8 starts every set from its dense layers.
     #[arg(long, default_value_t = 1)]
     buckets: usize,
+    /// First-layer units per view of a fresh network: 128 (the first networks' width, the
+    /// file's first layer in 16 bits) or 256 (in 8 bits, so that nine's file stays under
+    /// 2 MB). With `--init` the network's own width, which this must not contradict.
+    #[arg(long)]
+    hidden: Option<usize>,
     /// Passes over the training samples.
     #[arg(long, default_value_t = 4)]
     epochs: usize,
@@ -96,6 +101,14 @@ fn run(cli: &Cli) -> Result<(), String> {
             cli.buckets,
             millstone::nnue::BUCKETS
         ));
+    }
+    if let Some(h) = cli.hidden {
+        if !millstone::nnue::WIDTHS.contains(&h) {
+            return Err(format!(
+                "--hidden {h}: one of {:?}",
+                millstone::nnue::WIDTHS
+            ));
+        }
     }
     let start = Instant::now();
     let mut samples: Vec<Sample> = Vec::new();
@@ -158,11 +171,20 @@ fn run(cli: &Cli) -> Result<(), String> {
         seed: cli.seed,
         holdout: cli.holdout,
         buckets: cli.buckets,
+        hidden: cli.hidden.unwrap_or(millstone::nnue::HIDDEN),
     };
     let init = match &cli.init {
         None => None,
         Some(path) => Some(load_of(path, variant)?),
     };
+    if let (Some(net), Some(h)) = (&init, cli.hidden) {
+        if net.hidden != h {
+            return Err(format!(
+                "--hidden {h}: the network of --init has {} units",
+                net.hidden
+            ));
+        }
+    }
     let n = samples.len();
     let (tr, va) = train::split(samples, &cfg);
     eprintln!(
