@@ -2,12 +2,12 @@
 //! inference is checked against.
 //!
 //! The shape is the integer network's ([`super::Network`]): the first layer, shared by both
-//! views, maps the sparse features to `hidden` values per view (one of [`super::WIDTHS`]); the side to move's values
-//! and then the other side's, each clipped to `[0, 1]`, feed two dense layers clipped the same
-//! way, and the last layer gives three logits (win, draw, loss for the side to move). A
-//! bucketed network has a set of dense layers per stage of the game ([`super::bucket`]),
-//! stored one after the other in each dense vector; their number is the vectors' length over
-//! one set's.
+//! views, maps the sparse features to `hidden` values per view (one of [`super::WIDTHS`]);
+//! the side to move's values and then the other side's, each clipped to `[0, 1]`, feed two
+//! dense layers clipped the same way, and the last layer gives three logits (win, draw, loss
+//! for the side to move). A bucketed network has a set of dense layers per stage of the game
+//! ([`super::bucket`]), stored one after the other in each dense vector; their number is the
+//! vectors' length over one set's.
 
 use super::features::{self, List};
 use super::{bucket_of, HIDDEN, L1, L2, MAX_HIDDEN, OUTPUTS};

@@ -21,10 +21,11 @@ use crate::types::{Color, Variant};
 use features::List;
 use std::sync::{Arc, OnceLock};
 
-/// First-layer units per view of the first networks (twelve's, and nine's up to the fourth).
+/// First-layer units per view of the first networks (the built-in ones of both variants).
 pub const HIDDEN: usize = 128;
-/// First-layer units per view of the widest network a file may hold: since the fifth net of
-/// nine, twice the first networks' (docs/nnue.md). A network's width is one of [`WIDTHS`].
+/// First-layer units per view of the widest network a file may hold, twice the first
+/// networks' (tried for nine: docs/nnue.md, "A wider first layer"). A network's width is one
+/// of [`WIDTHS`].
 pub const MAX_HIDDEN: usize = 256;
 /// The widths a network file may have.
 pub const WIDTHS: [usize; 2] = [HIDDEN, MAX_HIDDEN];
