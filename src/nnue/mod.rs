@@ -156,8 +156,23 @@ impl Accumulator {
         acc
     }
 
-    /// Makes these sums of `before` those of `after`, in place (the search's lazy update
-    /// copies the parent's sums and calls this).
+    /// Makes these sums those of `after`, from `parent`'s sums of `before`: the search's lazy
+    /// update. Only the network's width is copied (a narrow network's sums are half the array).
+    #[inline]
+    pub fn update_from(
+        &mut self,
+        parent: &Accumulator,
+        net: &Network,
+        before: &Position,
+        after: &Position,
+    ) {
+        for (v, p) in self.values.iter_mut().zip(&parent.values) {
+            v[..net.hidden].copy_from_slice(&p[..net.hidden]);
+        }
+        self.update(net, before, after);
+    }
+
+    /// Makes these sums of `before` those of `after`, in place.
     #[inline]
     pub fn update(&mut self, net: &Network, before: &Position, after: &Position) {
         #[cfg(target_arch = "x86_64")]
@@ -202,9 +217,19 @@ impl Accumulator {
 /// time would load and store the whole accumulator for each.
 #[inline(always)]
 fn apply_rows(v: &mut [i16], net: &Network, removed: &[u16], added: &[u16]) {
+    // The width as a constant, so that the chunks' loop is unrolled as it was before networks
+    // had a width of their own (a run-time width cost 15 % of the search's speed).
+    if let Ok(v) = <&mut [i16; HIDDEN]>::try_from(&mut *v) {
+        apply_rows_of(v, net, removed, added)
+    } else {
+        apply_rows_of::<MAX_HIDDEN>(v.try_into().unwrap(), net, removed, added)
+    }
+}
+
+#[inline(always)]
+fn apply_rows_of<const H: usize>(v: &mut [i16; H], net: &Network, removed: &[u16], added: &[u16]) {
     const CHUNK: usize = 64;
-    debug_assert!(v.len() == net.hidden && net.hidden.is_multiple_of(CHUNK));
-    for c in (0..v.len()).step_by(CHUNK) {
+    for c in (0..H).step_by(CHUNK) {
         let mut x: [i16; CHUNK] = v[c..c + CHUNK].try_into().unwrap();
         for &f in removed {
             for (x, w) in x.iter_mut().zip(&net.row(f)[c..c + CHUNK]) {
@@ -329,20 +354,32 @@ impl Network {
         bucket: usize,
         dot: impl Fn(&[i16], &[i16]) -> i32 + Copy,
     ) -> [i32; OUTPUTS] {
-        let h = self.hidden;
-        let mut x0 = [0i16; 2 * MAX_HIDDEN];
+        // The width as a constant (see `apply_rows`).
+        if self.hidden == HIDDEN {
+            self.raw_output_of::<HIDDEN>(acc, us, bucket, dot)
+        } else {
+            self.raw_output_of::<MAX_HIDDEN>(acc, us, bucket, dot)
+        }
+    }
+
+    #[inline(always)]
+    fn raw_output_of<const H: usize>(
+        &self,
+        acc: &Accumulator,
+        us: Color,
+        bucket: usize,
+        dot: impl Fn(&[i16], &[i16]) -> i32 + Copy,
+    ) -> [i32; OUTPUTS] {
+        let mut x0 = [[0i16; H]; 2];
         for (half, view) in [us, us.other()].into_iter().enumerate() {
-            for (x, &v) in x0[half * h..(half + 1) * h]
-                .iter_mut()
-                .zip(&acc.values[view.index()][..h])
-            {
+            for (x, &v) in x0[half].iter_mut().zip(&acc.values[view.index()][..H]) {
                 *x = v.clamp(0, QA as i16);
             }
         }
-        let (w1, w2, w3) = (L1 * 2 * h, L2 * L1, OUTPUTS * L2);
+        let (w1, w2, w3) = (L1 * 2 * H, L2 * L1, OUTPUTS * L2);
         let mut h1 = [0i16; L1];
         dense(
-            &x0[..2 * h],
+            x0.as_flattened(),
             &self.l1_w[bucket * w1..(bucket + 1) * w1],
             &self.l1_b[bucket * L1..(bucket + 1) * L1],
             &mut h1,

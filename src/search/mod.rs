@@ -508,8 +508,7 @@ impl<'a> Searcher<'a> {
         // The path's positions since the last ready entry, each from its parent's sums.
         for i in self.acc_ready..=top {
             let (done, rest) = self.accs.split_at_mut(i);
-            rest[0] = done[i - 1];
-            rest[0].update(net, &self.acc_pos[i - 1], &self.acc_pos[i]);
+            rest[0].update_from(&done[i - 1], net, &self.acc_pos[i - 1], &self.acc_pos[i]);
         }
         self.acc_ready = top + 1;
         let e = net.evaluate(&self.accs[top], &self.pos);
