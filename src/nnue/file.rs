@@ -234,7 +234,7 @@ pub fn parse(bytes: &[u8]) -> Result<Network, NetError> {
         return Err(bad("the description is too long"));
     }
     let description = String::from_utf8_lossy(r.take(n)?).into_owned();
-    let net = Network {
+    let mut net = Network {
         variant,
         description,
         checksum,
@@ -258,10 +258,14 @@ pub fn parse(bytes: &[u8]) -> Result<Network, NetError> {
         l2_b: r.i32s(buckets * L2)?,
         out_w: r.i16s(buckets * OUTPUTS * L2)?,
         out_b: r.i32s(buckets * OUTPUTS)?,
+        l1_pairs: Vec::new(),
+        l2_pairs: Vec::new(),
     };
     if !r.rest.is_empty() {
         return Err(bad("bytes left over after the weights"));
     }
+    net.l1_pairs = super::by_input_pairs(&net.l1_w, 2 * hidden);
+    net.l2_pairs = super::by_input_pairs(&net.l2_w, L1);
     Ok(net)
 }
 

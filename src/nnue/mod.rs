@@ -73,6 +73,9 @@ pub struct Network {
     pub(crate) l2_b: Vec<i32>,
     pub(crate) out_w: Vec<i16>,
     pub(crate) out_b: Vec<i32>,
+    /// `l1_w` and `l2_w` by input pairs ([`by_input_pairs`]), the layout the search reads.
+    pub(crate) l1_pairs: Vec<PairBlock>,
+    pub(crate) l2_pairs: Vec<PairBlock>,
 }
 
 impl std::fmt::Debug for Network {
@@ -301,21 +304,120 @@ mod avx2 {
         let s = _mm_add_epi32(s, _mm_shuffle_epi32::<0b10_11_00_01>(s));
         _mm_cvtsi128_si32(s)
     }
+
+    /// [`super::dense_pairs_generic`] in AVX2: each pair of inputs that is not zero is
+    /// broadcast and multiplied with its block of weights, 8 outputs an instruction; the pairs
+    /// that are zero are found 8 at a time by a compare.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub fn dense_pairs(x: &[i16], w: &[super::PairBlock], b: &[i32], out: &mut [i16; 32]) {
+        assert!(x.len().is_multiple_of(16) && w.len() >= x.len() / 2 && b.len() >= 32);
+        let zero = _mm256_setzero_si256();
+        // SAFETY: every load is within the slices (asserted above: pair p < len / 2 reads
+        // block p, 64-byte aligned; the chunk c reads x[16 c .. 16 c + 16]; the bias 32
+        // values); the other loads and the stores are unaligned.
+        unsafe {
+            let mut s = [
+                _mm256_loadu_si256(b.as_ptr() as *const __m256i),
+                _mm256_loadu_si256(b.as_ptr().add(8) as *const __m256i),
+                _mm256_loadu_si256(b.as_ptr().add(16) as *const __m256i),
+                _mm256_loadu_si256(b.as_ptr().add(24) as *const __m256i),
+            ];
+            for c in 0..x.len() / 16 {
+                let v = _mm256_loadu_si256(x.as_ptr().add(16 * c) as *const __m256i);
+                let zeros = _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(v, zero)));
+                let mut live = !zeros as u32 & 0xff;
+                while live != 0 {
+                    let p = 8 * c + live.trailing_zeros() as usize;
+                    live &= live - 1;
+                    let pair =
+                        _mm256_set1_epi32((x.as_ptr().add(2 * p) as *const i32).read_unaligned());
+                    let block = w.as_ptr().add(p) as *const __m256i;
+                    for (q, s) in s.iter_mut().enumerate() {
+                        let wq = _mm256_load_si256(block.add(q));
+                        *s = _mm256_add_epi32(*s, _mm256_madd_epi16(pair, wq));
+                    }
+                }
+            }
+            let (half, top) = (
+                _mm256_set1_epi32(super::QB / 2),
+                _mm256_set1_epi32(super::QA),
+            );
+            let clip = |s: __m256i| {
+                let s = _mm256_srai_epi32::<{ super::QB_SHIFT as i32 }>(_mm256_add_epi32(s, half));
+                _mm256_min_epi32(_mm256_max_epi32(s, zero), top)
+            };
+            // packs interleaves the two halves' lanes; the permute puts them back in order.
+            for (i, o) in out.chunks_exact_mut(16).enumerate() {
+                let packed = _mm256_packs_epi32(clip(s[2 * i]), clip(s[2 * i + 1]));
+                let ordered = _mm256_permute4x64_epi64::<0b11_01_10_00>(packed);
+                _mm256_storeu_si256(o.as_mut_ptr() as *mut __m256i, ordered);
+            }
+        }
+    }
 }
 
-/// A dense layer with clipped output: `out[k] = clamp(round((b[k] + w[k] . x) / 256), 0, QA)`.
-#[inline(always)]
-fn dense<const N: usize>(
-    x: &[i16],
-    w: &[i16],
-    b: &[i32],
-    out: &mut [i16; N],
-    dot: impl Fn(&[i16], &[i16]) -> i32,
-) {
+/// A dense layer with clipped output: `out[k] = clamp(round((b[k] + w[k] . x) / 256), 0, QA)`,
+/// by rows: the reference for [`dense_pairs_generic`] in the tests.
+#[cfg(test)]
+fn dense<const N: usize>(x: &[i16], w: &[i16], b: &[i32], out: &mut [i16; N]) {
     let n = x.len();
     for (k, o) in out.iter_mut().enumerate() {
-        let s = b[k] + dot(x, &w[k * n..(k + 1) * n]);
-        *o = ((s + QB / 2) >> QB_SHIFT).clamp(0, QA) as i16;
+        let s = b[k] + dot_generic(x, &w[k * n..(k + 1) * n]);
+        *o = clip(s);
+    }
+}
+
+/// A dense layer's sum shifted back to the activations' scale and clipped to `[0, QA]`.
+#[inline(always)]
+fn clip(s: i32) -> i16 {
+    ((s + QB / 2) >> QB_SHIFT).clamp(0, QA) as i16
+}
+
+/// The weights of a dense layer of 32 outputs for one pair of inputs `(2p, 2p + 1)`: each
+/// output's two weights side by side, aligned so that AVX2 reads them in four whole loads.
+#[derive(Clone, Copy, PartialEq, Eq)]
+#[repr(C, align(64))]
+pub(crate) struct PairBlock([i16; 64]);
+const _: () = assert!(
+    L1 == 32 && L2 == 32,
+    "a PairBlock holds the weights of 32 outputs"
+);
+
+/// A dense layer's weights (rows of `inputs` for 32 outputs, any number of sets one after the
+/// other) rearranged by input pairs ([`PairBlock`]). A layer then adds, for each pair of inputs
+/// that is not zero, one block to all its sums at once: three quarters of the clipped inputs
+/// are zero, so most blocks are skipped, and no sum needs a horizontal reduction.
+fn by_input_pairs(w: &[i16], inputs: usize) -> Vec<PairBlock> {
+    let mut out = Vec::with_capacity(w.len() / 64);
+    for set in w.chunks_exact(32 * inputs) {
+        for p in 0..inputs / 2 {
+            let mut block = PairBlock([0; 64]);
+            for (k, b) in block.0.chunks_exact_mut(2).enumerate() {
+                b.copy_from_slice(&set[k * inputs + 2 * p..][..2]);
+            }
+            out.push(block);
+        }
+    }
+    out
+}
+
+/// A dense layer of 32 outputs with clipped output, `x` even and `w` its [`PairBlock`]s: the
+/// same sums as [`dense`] (integers, any order).
+#[inline(always)]
+fn dense_pairs_generic(x: &[i16], w: &[PairBlock], b: &[i32], out: &mut [i16; 32]) {
+    let mut s: [i32; 32] = b.try_into().unwrap();
+    for (pair, block) in x.chunks_exact(2).zip(w) {
+        let (x0, x1) = (pair[0] as i32, pair[1] as i32);
+        if x0 | x1 == 0 {
+            continue;
+        }
+        for (s, w) in s.iter_mut().zip(block.0.chunks_exact(2)) {
+            *s += x0 * w[0] as i32 + x1 * w[1] as i32;
+        }
+    }
+    for (o, s) in out.iter_mut().zip(s) {
+        *o = clip(s);
     }
 }
 
@@ -337,13 +439,19 @@ impl Network {
             // SAFETY: the processor has AVX2 (checked just above).
             return unsafe { self.raw_output_avx2(acc, us, b) };
         }
-        self.raw_output_with(acc, us, b, dot_generic)
+        self.raw_output_with(acc, us, b, dot_generic, dense_pairs_generic)
     }
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     fn raw_output_avx2(&self, acc: &Accumulator, us: Color, b: usize) -> [i32; OUTPUTS] {
-        self.raw_output_with(acc, us, b, |a, b| avx2::dot(a, b))
+        self.raw_output_with(
+            acc,
+            us,
+            b,
+            |a, b| avx2::dot(a, b),
+            |x, w, b, out| avx2::dense_pairs(x, w, b, out),
+        )
     }
 
     #[inline(always)]
@@ -352,56 +460,89 @@ impl Network {
         acc: &Accumulator,
         us: Color,
         bucket: usize,
-        dot: impl Fn(&[i16], &[i16]) -> i32 + Copy,
+        dot: impl Fn(&[i16], &[i16]) -> i32,
+        layer: impl Fn(&[i16], &[PairBlock], &[i32], &mut [i16; 32]) + Copy,
     ) -> [i32; OUTPUTS] {
         // The width as a constant (see `apply_rows`).
-        if self.hidden == HIDDEN {
-            self.raw_output_of::<HIDDEN>(acc, us, bucket, dot)
+        let (x0, h) = if self.hidden == HIDDEN {
+            (self.inputs_of::<HIDDEN>(acc, us), HIDDEN)
         } else {
-            self.raw_output_of::<MAX_HIDDEN>(acc, us, bucket, dot)
-        }
-    }
-
-    #[inline(always)]
-    fn raw_output_of<const H: usize>(
-        &self,
-        acc: &Accumulator,
-        us: Color,
-        bucket: usize,
-        dot: impl Fn(&[i16], &[i16]) -> i32 + Copy,
-    ) -> [i32; OUTPUTS] {
-        let mut x0 = [[0i16; H]; 2];
-        for (half, view) in [us, us.other()].into_iter().enumerate() {
-            for (x, &v) in x0[half].iter_mut().zip(&acc.values[view.index()][..H]) {
-                *x = v.clamp(0, QA as i16);
-            }
-        }
-        let (w1, w2, w3) = (L1 * 2 * H, L2 * L1, OUTPUTS * L2);
+            (self.inputs_of::<MAX_HIDDEN>(acc, us), MAX_HIDDEN)
+        };
+        let (w1, w2, w3) = (h, L1 / 2, OUTPUTS * L2);
         let mut h1 = [0i16; L1];
-        dense(
-            x0.as_flattened(),
-            &self.l1_w[bucket * w1..(bucket + 1) * w1],
-            &self.l1_b[bucket * L1..(bucket + 1) * L1],
+        layer(
+            &x0[..2 * h],
+            &self.l1_pairs[bucket * w1..][..w1],
+            &self.l1_b[bucket * L1..][..L1],
             &mut h1,
-            dot,
         );
         let mut h2 = [0i16; L2];
-        dense(
+        layer(
             &h1,
-            &self.l2_w[bucket * w2..(bucket + 1) * w2],
-            &self.l2_b[bucket * L2..(bucket + 1) * L2],
+            &self.l2_pairs[bucket * w2..][..w2],
+            &self.l2_b[bucket * L2..][..L2],
             &mut h2,
-            dot,
         );
         let (out_w, out_b) = (
-            &self.out_w[bucket * w3..(bucket + 1) * w3],
-            &self.out_b[bucket * OUTPUTS..(bucket + 1) * OUTPUTS],
+            &self.out_w[bucket * w3..][..w3],
+            &self.out_b[bucket * OUTPUTS..][..OUTPUTS],
         );
         let mut out = [0i32; OUTPUTS];
         for (k, o) in out.iter_mut().enumerate() {
             *o = out_b[k] + dot(&h2, &out_w[k * L2..(k + 1) * L2]);
         }
         out
+    }
+
+    /// The first dense layer's inputs: the side to move's sums, then the other side's,
+    /// clipped to `[0, QA]` (the first `2 H` values).
+    #[inline(always)]
+    fn inputs_of<const H: usize>(&self, acc: &Accumulator, us: Color) -> [i16; 2 * MAX_HIDDEN] {
+        let mut x0 = [0i16; 2 * MAX_HIDDEN];
+        for (half, view) in [us, us.other()].into_iter().enumerate() {
+            let values: &[i16; H] = acc.values[view.index()][..H].try_into().unwrap();
+            for (x, &v) in x0[half * H..][..H].iter_mut().zip(values) {
+                *x = v.clamp(0, QA as i16);
+            }
+        }
+        x0
+    }
+
+    /// The logits by the layers' rows, as the networks were first run: the reference the
+    /// tests hold the pairs' layout to.
+    #[cfg(test)]
+    fn raw_output_reference(&self, acc: &Accumulator, pos: &Position) -> [i32; OUTPUTS] {
+        let (us, bucket, h) = (
+            pos.side_to_move(),
+            bucket_of(pos, self.buckets),
+            self.hidden,
+        );
+        let x0 = if h == HIDDEN {
+            self.inputs_of::<HIDDEN>(acc, us)
+        } else {
+            self.inputs_of::<MAX_HIDDEN>(acc, us)
+        };
+        let x0 = &x0[..2 * h];
+        let (w1, w2, w3) = (L1 * 2 * h, L2 * L1, OUTPUTS * L2);
+        let mut h1 = [0i16; L1];
+        dense(
+            x0,
+            &self.l1_w[bucket * w1..][..w1],
+            &self.l1_b[bucket * L1..],
+            &mut h1,
+        );
+        let mut h2 = [0i16; L2];
+        dense(
+            &h1,
+            &self.l2_w[bucket * w2..][..w2],
+            &self.l2_b[bucket * L2..],
+            &mut h2,
+        );
+        let out_w = &self.out_w[bucket * w3..][..w3];
+        std::array::from_fn(|k| {
+            self.out_b[bucket * OUTPUTS + k] + dot_generic(&h2, &out_w[k * L2..][..L2])
+        })
     }
 
     /// The logits as floats, comparable with [`float::FloatNet::logits`].
@@ -555,7 +696,7 @@ mod tests {
             let (us, b) = (pos.side_to_move(), bucket_of(&pos, net.buckets));
             assert_eq!(
                 net.raw_output(&acc, &pos),
-                net.raw_output_with(&acc, us, b, dot_generic)
+                net.raw_output_with(&acc, us, b, dot_generic, dense_pairs_generic)
             );
             let moves = pos.legal_moves();
             let m = moves[rng.gen_range(0..moves.len())];
@@ -572,6 +713,51 @@ mod tests {
         if avx2::available() {
             // SAFETY: checked just above.
             assert_eq!(unsafe { avx2::dot(&a, &b) }, dot_generic(&a, &b));
+        }
+    }
+
+    /// The layers by input pairs, which skip the pairs that are zero, give the sums of the
+    /// layers by rows: for the built-in networks (one of nine's eight sets each, twelve's one)
+    /// along random games, and for random networks of both widths on inputs made sparse on
+    /// purpose (whole pairs zero, single zeros, all zero, none zero), on every path this
+    /// processor has.
+    #[test]
+    fn layers_by_pairs_equal_layers_by_rows() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(5);
+        let mut nets: Vec<Network> = [Variant::Nine, Variant::Twelve]
+            .map(|v| Network::clone(&builtin(v).unwrap()))
+            .into();
+        nets.push(random_net(6, Variant::Nine, HIDDEN));
+        nets.push(random_net(7, Variant::Nine, MAX_HIDDEN));
+        for net in &nets {
+            for game in 0..12 {
+                let mut pos = Position::new(Rules::new(net.variant, game % 2 == 0));
+                for _ in 0..120 {
+                    if pos.outcome().is_some() {
+                        break;
+                    }
+                    let mut acc = Accumulator::new(net, &pos);
+                    let zero_share = [0.0, 0.5, 0.9, 1.0][rng.gen_range(0..4)];
+                    for v in acc.values.iter_mut() {
+                        for x in v[..net.hidden].chunks_mut(2) {
+                            if rng.gen_bool(zero_share) {
+                                x.fill(0);
+                            } else if rng.gen_bool(0.3) {
+                                x[rng.gen_range(0..2)] = rng.gen_range(-50..0);
+                            }
+                        }
+                    }
+                    let (us, b) = (pos.side_to_move(), bucket_of(&pos, net.buckets));
+                    let reference = net.raw_output_reference(&acc, &pos);
+                    assert_eq!(net.raw_output(&acc, &pos), reference, "{pos}");
+                    assert_eq!(
+                        net.raw_output_with(&acc, us, b, dot_generic, dense_pairs_generic),
+                        reference
+                    );
+                    let moves = pos.legal_moves();
+                    pos.make(moves[rng.gen_range(0..moves.len())]);
+                }
+            }
         }
     }
 
