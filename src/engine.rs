@@ -710,7 +710,14 @@ fn run(
     } else {
         None
     };
-    if table_scores.is_some() {
+    // A drawn root whose drawing moves the search chooses among: the tree searches through
+    // the tables' draws (`Shared::search_draws`), in the moving phase too, where a table root
+    // otherwise stops at depth 1. Scored 0 and cut off, every drawing move looked the same,
+    // and the choice was the move ordering's first (docs/merciless.md).
+    let search_draws = ctx.ultra_strong
+        && (table_scores.is_some() || placing_tables.is_some())
+        && reading.as_ref().and_then(table_root::root_wdl) == Some(crate::tablebase::Wdl::Draw);
+    if table_scores.is_some() && !search_draws {
         // Every child of a covered root is a table hit, so deeper iterations learn nothing.
         limits.depth = Some(1);
     }
@@ -734,6 +741,7 @@ fn run(
         budget: search::budget_for(limits, pos),
         node_limit: limits.nodes,
         tb: snapshot.as_ref(),
+        search_draws,
         pondering: &ctx.pondering,
         clock_origin_us: &ctx.clock_origin_us,
         net: net.as_deref(),

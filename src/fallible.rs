@@ -170,6 +170,7 @@ impl<'a> Judge<'a> {
             budget: None,
             node_limit: None,
             tb: None,
+            search_draws: false,
             tbhits: AtomicU64::new(0),
             pondering: &never,
             clock_origin_us: &origin,

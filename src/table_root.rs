@@ -567,6 +567,14 @@ pub(crate) fn restrict_moving(
     )
 }
 
+/// The root's value as read: the best move's once every move is read, else the root's own.
+pub(crate) fn root_wdl(reading: &Reading) -> Option<Wdl> {
+    match reading.moves.iter().map(|(_, p)| p.wdl.real()).max() {
+        Some(best) if reading.complete => Some(best),
+        _ => reading.value.map(|v| v.wdl.real()),
+    }
+}
+
 /// The placing phase: keeps the moves that keep the tables' value (every one: a placing win
 /// has no distance to hurry, so the search chooses among them by its evaluation). Returns the
 /// root's exact score in the solved convention ([`solved_score`]), or `None` where the tables
@@ -580,10 +588,7 @@ pub(crate) fn restrict_placing(
     if reading.outside {
         return None;
     }
-    let value = match reading.moves.iter().map(|(_, p)| p.wdl.real()).max() {
-        Some(best) if reading.complete => best,
-        _ => reading.value?.wdl.real(),
-    };
+    let value = root_wdl(reading)?;
     let allowed = |m: &Move| limits.searchmoves.is_empty() || limits.searchmoves.contains(m);
     let mut keep: Vec<Move> = reading
         .moves

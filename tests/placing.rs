@@ -418,3 +418,96 @@ fn expected_and_sector_choices_keep_the_value_and_follow_their_ranking() {
     assert_eq!(values.len(), 3, "{values:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A drawn root's search among its drawing placements (`Shared::search_draws`) looks past the
+/// tables' draws: where every child is a table draw, the plain search scores the root 0 and
+/// learns nothing deeper, while with the flag it searches on to the evaluation of where each
+/// draw leads, still ending its lines at the tables' wins and losses, and its move is one of
+/// the drawing ones.
+#[test]
+fn a_drawn_roots_search_looks_past_the_tables_draws() {
+    use millstone::search::{is_decisive, Limits, Searcher, Shared};
+    use millstone::tablebase::Wdl;
+    use millstone::tt::TranspositionTable;
+    use millstone::Game;
+    use rand::{Rng, SeedableRng};
+    use std::sync::atomic::{AtomicBool, AtomicU64};
+    use std::time::Instant;
+    let rules = Rules::default();
+    let dir = tables(rules, "draws");
+    let tb = Tablebase::open(&dir).unwrap();
+    let snapshot = tb.snapshot(rules);
+    let net = millstone::nnue::builtin(rules.variant).unwrap();
+    let sectors: Vec<Sector> = Sector::all(rules, MATERIAL)
+        .into_iter()
+        .filter(|s| s.slots() > 1000)
+        .collect();
+    let (stop, never, origin) = (
+        AtomicBool::new(false),
+        AtomicBool::new(false),
+        AtomicU64::new(0),
+    );
+    let mut rng = rand::rngs::StdRng::seed_from_u64(23);
+    let (mut drawn, mut searched_on) = (0, 0);
+    for i in 0..400 {
+        let s = sectors[i % sectors.len()];
+        let (pos, _) = placing::position_of_slot(s, rng.gen_range(0..s.slots()) as u32);
+        let root = tb.probe_root(&pos).expect("covered");
+        let keeping: Vec<_> = root
+            .moves
+            .iter()
+            .filter(|(_, p)| p.wdl.real() == Wdl::Draw)
+            .map(|&(m, _)| m)
+            .collect();
+        if root.probe.wdl.real() != Wdl::Draw || keeping.len() < 2 {
+            continue;
+        }
+        drawn += 1;
+        let game = Game::new(pos);
+        let mut scores = [0; 2];
+        let mut lines = [0; 2];
+        for (k, search_draws) in [false, true].into_iter().enumerate() {
+            let tt = TranspositionTable::new(1);
+            let shared = Shared {
+                tt: &tt,
+                stop: &stop,
+                nodes: AtomicU64::new(0),
+                start: Instant::now(),
+                budget: None,
+                node_limit: None,
+                tb: Some(&snapshot),
+                search_draws,
+                tbhits: AtomicU64::new(0),
+                pondering: &never,
+                clock_origin_us: &origin,
+                net: Some(&net),
+            };
+            let limits = Limits {
+                depth: Some(3),
+                ..Limits::default()
+            };
+            let r = Searcher::new(&shared, 0, &game, &keeping).iterate(&limits, &mut |_| {});
+            let best = r.best.expect("a move");
+            assert!(
+                keeping.contains(&best),
+                "{pos}: {best} is not a drawing move"
+            );
+            assert!(!is_decisive(r.score), "{pos}: {} with only draws", r.score);
+            scores[k] = r.score;
+            lines[k] = r.pv.len();
+        }
+        assert_eq!(scores[0], 0, "{pos}: every child is a table draw");
+        searched_on += (lines[1] > lines[0]) as u32;
+        if drawn == 40 {
+            break;
+        }
+    }
+    assert!(drawn >= 20, "{drawn} drawn roots");
+    // Its lines go on past the root's table draws (the network rates most of these small
+    // endings a sure draw, so their scores are often 0 either way).
+    assert!(
+        searched_on * 2 >= drawn,
+        "{searched_on} of {drawn} roots searched on"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

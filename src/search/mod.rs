@@ -193,6 +193,11 @@ pub struct Shared<'a> {
     pub node_limit: Option<u64>,
     /// Endgame tables, if any.
     pub tb: Option<&'a Snapshot>,
+    /// The root is a proven draw whose drawing moves the search chooses among (`UltraStrong`):
+    /// a table's draw in the tree is searched on instead of scored 0, so that the choice rests
+    /// on the evaluation of where each draw leads however many of the tables' pages are in
+    /// memory; a table's win or loss still ends its line.
+    pub search_draws: bool,
     /// Table hits of all threads, updated with the node count.
     pub tbhits: AtomicU64,
     /// Set while the search ponders: limits wait until it is cleared by `ponderhit`.
@@ -637,11 +642,12 @@ impl<'a> Searcher<'a> {
         if let Some(wdl) = self.sh.tb.and_then(|tb| tb.probe_wdl(&self.pos)) {
             self.tbhits += 1;
             let win = TB_WIN - ply as i32;
-            return match wdl {
-                Wdl::Win => win,
-                Wdl::Loss => -win,
-                _ => 0,
-            };
+            match wdl {
+                Wdl::Win => return win,
+                Wdl::Loss => return -win,
+                _ if !self.sh.search_draws => return 0,
+                _ => {}
+            }
         }
         // A win found nearer the root cannot be improved on here.
         alpha = alpha.max(-MATE + ply as i32);
@@ -1062,6 +1068,7 @@ mod tests {
                 budget: None,
                 node_limit: None,
                 tb: None,
+                search_draws: false,
                 tbhits: AtomicU64::new(0),
                 pondering: &never,
                 clock_origin_us: &origin,
