@@ -96,6 +96,64 @@ impl List {
     pub fn clear(&mut self) {
         self.len = 0;
     }
+
+    /// Turns each index into the same feature's in the other side's view ([`MIRROR`]); the
+    /// order is not kept.
+    #[inline]
+    pub fn mirror(&mut self) {
+        for i in &mut self.items[..self.len] {
+            *i = MIRROR[*i as usize];
+        }
+    }
+}
+
+/// By feature, the index of the same feature in the other side's view (own and opponent's
+/// swapped), so that one side's difference of two positions gives the other's by a lookup
+/// instead of a second pass over the board.
+static MIRROR: [u16; COUNT] = mirror_table();
+
+/// A base-3 state of `digits` points with own (1) and opponent's (2) swapped.
+const fn swap_owners(mut state: usize, digits: u32) -> usize {
+    let (mut out, mut mul, mut k) = (0, 1, 0);
+    while k < digits {
+        let d = match state % 3 {
+            1 => 2,
+            2 => 1,
+            _ => 0,
+        };
+        out += d * mul;
+        state /= 3;
+        mul *= 3;
+        k += 1;
+    }
+    out
+}
+
+const fn mirror_table() -> [u16; COUNT] {
+    let mut t = [0u16; COUNT];
+    let mut i = 0;
+    while i < COUNT {
+        let m = if i < THEIRS {
+            i + 24
+        } else if i < LINES {
+            i - 24
+        } else if i < HAND_OWN {
+            let (line, state) = ((i - LINES) / 27, (i - LINES) % 27);
+            LINES + 27 * line + swap_owners(state, 3)
+        } else if i < HAND_THEIRS || (i >= COUNT_OWN && i < COUNT_THEIRS) {
+            i + 13
+        } else if i < FLYING {
+            i - 13
+        } else if i == FLYING {
+            i
+        } else {
+            let (point, state) = ((i - POINTS) / 243, (i - POINTS) % 243);
+            POINTS + 243 * point + swap_owners(state, 5)
+        };
+        t[i] = m as u16;
+        i += 1;
+    }
+    t
 }
 
 /// The state of a line from `view`'s side: its points in slot order, base 3 (0 empty, 1 own,
@@ -314,6 +372,19 @@ mod tests {
                                 assert!(s.insert(i), "{i} added but already on in {pos}");
                             }
                             assert_eq!(s, set(&b), "{pos} then {m}");
+                            // The other side's view is this one's mirrored, the whole set
+                            // and the difference.
+                            let mut other = List::new();
+                            active(&next, view.other(), &mut other);
+                            let mut m_b = b;
+                            m_b.mirror();
+                            assert_eq!(set(&m_b), set(&other), "{next}");
+                            let (mut rem2, mut add2) = (List::new(), List::new());
+                            changed(&pos, &next, view.other(), true, &mut rem2, &mut add2);
+                            rem.mirror();
+                            add.mirror();
+                            assert_eq!(set(&rem), set(&rem2), "{pos} then {m}");
+                            assert_eq!(set(&add), set(&add2), "{pos} then {m}");
                         }
                         pos = next;
                     }

@@ -196,15 +196,20 @@ impl Accumulator {
     #[inline(always)]
     fn update_generic(&mut self, net: &Network, before: &Position, after: &Position) {
         let (mut removed, mut added) = (List::new(), List::new());
+        features::changed(
+            before,
+            after,
+            Color::White,
+            net.neighbourhoods,
+            &mut removed,
+            &mut added,
+        );
         for view in Color::ALL {
-            features::changed(
-                before,
-                after,
-                view,
-                net.neighbourhoods,
-                &mut removed,
-                &mut added,
-            );
+            if view == Color::Black {
+                // Black's difference is White's with the owners swapped.
+                removed.mirror();
+                added.mirror();
+            }
             apply_rows(
                 &mut self.values[view.index()][..net.hidden],
                 net,
