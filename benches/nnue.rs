@@ -8,7 +8,7 @@ use millstone::nnue::{builtin, Accumulator, QA};
 use millstone::{Color, Position, Rules, Variant};
 use rand::{Rng, SeedableRng};
 
-/// Positions along random games, each with its sums and its parent's.
+/// Consecutive positions of random games: each position and the next.
 fn walk(variant: Variant, n: usize) -> Vec<(Position, Position)> {
     let mut rng = rand::rngs::StdRng::seed_from_u64(1);
     let mut out = Vec::with_capacity(n);

@@ -722,10 +722,9 @@ mod tests {
     }
 
     /// The layers by input pairs, which skip the pairs that are zero, give the sums of the
-    /// layers by rows: for the built-in networks (one of nine's eight sets each, twelve's one)
-    /// along random games, and for random networks of both widths on inputs made sparse on
-    /// purpose (whole pairs zero, single zeros, all zero, none zero), on every path this
-    /// processor has.
+    /// layers by rows, on every path this processor has: for the built-in networks and random
+    /// networks of both widths, along random games (each position read by its stage's set), the
+    /// sums made sparse on purpose (whole pairs zero, single zeros, all zero, none zero).
     #[test]
     fn layers_by_pairs_equal_layers_by_rows() {
         let mut rng = rand::rngs::StdRng::seed_from_u64(5);
