@@ -42,6 +42,10 @@ const IIR_DEPTH: i32 = 4;
 /// Reverse futility pruning: the deepest remaining depth it applies at, and its margin a ply.
 const RFP_DEPTH: i32 = 3;
 const RFP_MARGIN: i32 = 120;
+/// Singular extensions: from this depth on, a table move whose score no other move comes
+/// within `SE_MARGIN` a ply of is searched one ply deeper.
+const SE_DEPTH: i32 = 6;
+const SE_MARGIN: i32 = 2;
 /// The deepest ply the search reaches.
 pub const MAX_PLY: usize = 128;
 /// The deepest iteration.
@@ -302,6 +306,10 @@ pub struct Searcher<'a> {
     seldepth: usize,
     stopped: bool,
     killers: Vec<[Option<Move>; 2]>,
+    /// The move a singular search leaves out at its ply (that node's table move).
+    excluded: [Option<Move>; MAX_PLY + 2],
+    /// The depth of the iteration under way: extensions stop at twice its plies.
+    root_depth: i32,
     history: Box<[[i32; HISTORY_SIZE]; 2]>,
     pv: Vec<[Option<Move>; MAX_PLY + 1]>,
     pv_len: [usize; MAX_PLY + 1],
@@ -371,6 +379,8 @@ impl<'a> Searcher<'a> {
             seldepth: 0,
             stopped: false,
             killers: vec![[None; 2]; MAX_PLY + 1],
+            excluded: [None; MAX_PLY + 2],
+            root_depth: 1,
             history: Box::new([[0; HISTORY_SIZE]; 2]),
             pv: vec![[None; MAX_PLY + 1]; MAX_PLY + 1],
             pv_len: [0; MAX_PLY + 1],
@@ -656,12 +666,15 @@ impl<'a> Searcher<'a> {
             return alpha;
         }
 
+        // A singular search shares its node's key but not its moves: it neither cuts off on
+        // the table's entry nor stores one.
+        let excluded = self.excluded[ply];
         let (key, g) = self.tt_key();
         let entry = self.sh.tt.probe(key);
         let tt_move = entry
             .and_then(|e| e.mv)
             .map(|m| self.sym.map_move(self.sym.inverse(g), m));
-        if let Some(e) = entry {
+        if let Some(e) = entry.filter(|_| excluded.is_none()) {
             if !pv_node && e.depth >= depth {
                 let s = score_from_tt(e.score, ply);
                 let usable = match e.bound {
@@ -677,7 +690,7 @@ impl<'a> Searcher<'a> {
         }
         // No table move this deep: the node was never searched well; a shallower look first
         // costs less and gives later visits a move (internal iterative reduction).
-        let depth = if depth >= IIR_DEPTH && tt_move.is_none() {
+        let depth = if depth >= IIR_DEPTH && tt_move.is_none() && excluded.is_none() {
             depth - 1
         } else {
             depth
@@ -690,6 +703,7 @@ impl<'a> Searcher<'a> {
         // Reverse futility: a frontier node whose static evaluation stands this far above beta
         // is not searched further (the margin grows with the depth left).
         if !pv_node
+            && excluded.is_none()
             && depth <= RFP_DEPTH
             && !is_decisive(beta)
             && static_eval - RFP_MARGIN * depth >= beta
@@ -700,6 +714,7 @@ impl<'a> Searcher<'a> {
         // Null move, while placing only: a placement is almost never worse than passing, but
         // once pieces slide, blocked positions make zugzwang common.
         if !pv_node
+            && excluded.is_none()
             && depth >= 3
             && self.pos.in_hand(self.pos.side_to_move()) > 0
             && static_eval >= beta
@@ -716,6 +731,35 @@ impl<'a> Searcher<'a> {
             }
             if s >= beta {
                 return if is_decisive(s) { beta } else { s };
+            }
+        }
+
+        // Singular extension: when the table's move stands out (every other move fails low
+        // against a bound a little below its score, searched at half the depth), that move's
+        // line is forced and gets one ply more. When even the others reach beta, the node
+        // fails high without its own search (multi-cut). Runs before this node's moves are
+        // generated: the excluded search uses the same ply's frame.
+        let mut tt_extension = 0;
+        if let (Some(m), Some(e), None) = (tt_move, entry, excluded) {
+            let tt_score = score_from_tt(e.score, ply);
+            if depth >= SE_DEPTH
+                && matches!(e.bound, Bound::Lower | Bound::Exact)
+                && e.depth >= depth - 3
+                && !is_decisive(tt_score)
+                && (ply as i32) < 2 * self.root_depth
+            {
+                let singular_beta = tt_score - SE_MARGIN * depth;
+                self.excluded[ply] = Some(m);
+                let s = self.negamax(singular_beta - 1, singular_beta, (depth - 1) / 2, ply);
+                self.excluded[ply] = None;
+                if self.stopped {
+                    return 0;
+                }
+                if s < singular_beta {
+                    tt_extension = 1;
+                } else if singular_beta >= beta && !is_decisive(s) {
+                    return singular_beta;
+                }
             }
         }
 
@@ -738,10 +782,13 @@ impl<'a> Searcher<'a> {
         let mut quiet_count = 0;
         for i in 0..n {
             let m = self.frames[ply].pick(i);
+            if Some(m) == excluded {
+                continue;
+            }
             let order_score = self.frames[ply].scores[i];
             let is_mill = m.removal().is_some();
             let u = self.make(m);
-            let new_depth = depth - 1;
+            let new_depth = depth - 1 + if Some(m) == tt_move { tt_extension } else { 0 };
             let s = if i == 0 {
                 -self.negamax(-beta, -alpha, new_depth, ply + 1)
             } else {
@@ -789,6 +836,10 @@ impl<'a> Searcher<'a> {
             }
         }
 
+        if excluded.is_some() {
+            // With no move but the excluded one, the others fail low by definition.
+            return if best == -INFINITE { alpha } else { best };
+        }
         let bound = if best >= beta {
             Bound::Lower
         } else if alpha > orig_alpha {
@@ -908,6 +959,7 @@ impl<'a> Searcher<'a> {
                 depth += 1;
                 continue;
             }
+            self.root_depth = depth;
             for rm in &mut self.root_moves {
                 rm.prev_score = rm.score;
             }
