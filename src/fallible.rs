@@ -62,6 +62,12 @@ impl Default for OpponentModel {
     }
 }
 
+/// The depth of the opponent that `TableChoice mirror` foresees (our own search without tables,
+/// one line): against Sanmill 7.4.6 a losing answer of the model at 4 plies was Sanmill's own
+/// answer after 3 of 8 drawing moves, at 2 plies after 1 of 5, at 8 plies after 1 of 3
+/// (docs/merciless.md); it costs about a millisecond a move.
+pub const MIRROR_DEPTH: u8 = 4;
+
 /// What a result is worth to us: 1 a win, ½ a draw, 0 a loss.
 pub fn points(ours: Wdl) -> f64 {
     match ours.real() {
@@ -96,6 +102,9 @@ pub fn expected(replies: &[(i32, Wdl)], temperature: f64) -> f64 {
         .map(|(p, &(_, theirs))| p * points(theirs.flip()))
         .sum()
 }
+
+/// A search's lines: each one's first move and score.
+type Lines = Vec<(Move, i32)>;
 
 /// Evaluates our candidate moves against the model, reusing one transposition table for the
 /// opponent's searches of one root.
@@ -150,6 +159,15 @@ impl<'a> Judge<'a> {
         Some(expected(&replies, self.model.temperature))
     }
 
+    /// The reply our own search (no tables, one line) plays at `child` when `depth` plies
+    /// deep: the answer of a player like the engine without tables at that depth. `None` when
+    /// stopped or where the game is over.
+    pub fn answer(&self, child: &Position, depth: u8, stop: &AtomicBool) -> Option<Move> {
+        // The search's own move: an iteration short of `depth` (one legal move, a decided
+        // score) reports no line at that depth.
+        self.search_lines(child, depth, 1, stop)?.1
+    }
+
     /// Each of the opponent's replies at `child` with its score in the model's search of
     /// `depth` plies (every reply searched to the same depth: MultiPV over all of them).
     fn reply_scores(
@@ -158,8 +176,21 @@ impl<'a> Judge<'a> {
         depth: u8,
         stop: &AtomicBool,
     ) -> Option<Vec<(Move, i32)>> {
+        let count = Game::new(*child).legal_moves().len();
+        let (lines, _) = self.search_lines(child, depth, count, stop)?;
+        (lines.len() == count).then_some(lines)
+    }
+
+    /// The first move and score of each of the `multipv` best lines of our search of `depth`
+    /// plies at `child`, and the move the search would play; `None` when stopped.
+    fn search_lines(
+        &self,
+        child: &Position,
+        depth: u8,
+        multipv: usize,
+        stop: &AtomicBool,
+    ) -> Option<(Lines, Option<Move>)> {
         let game = Game::new(*child);
-        let count = game.legal_moves().len();
         let never = AtomicBool::new(false);
         let origin = AtomicU64::new(0);
         let shared = Shared {
@@ -178,22 +209,22 @@ impl<'a> Judge<'a> {
         };
         let limits = Limits {
             depth: Some(depth as i32),
-            multipv: count,
+            multipv,
             ..Limits::default()
         };
-        let mut lines: Vec<(Move, i32)> = Vec::with_capacity(count);
+        let mut lines: Vec<(Move, i32)> = Vec::with_capacity(multipv);
         let mut searcher = Searcher::new(&shared, 0, &game, &[]);
-        searcher.iterate(&limits, &mut |info: &Info| {
+        let result = searcher.iterate(&limits, &mut |info: &Info| {
             if info.depth == depth as i32 {
                 if let Some(&m) = info.pv.first() {
                     lines.push((m, info.score));
                 }
             }
         });
-        if stop.load(Ordering::Relaxed) || lines.len() != count {
+        if stop.load(Ordering::Relaxed) {
             return None;
         }
-        Some(lines)
+        Some((lines, result.best))
     }
 }
 

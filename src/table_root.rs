@@ -52,16 +52,23 @@ pub enum TableChoice {
     /// Malom's ranking: the moves into the sub-space where the opponent loses most often
     /// ([`crate::fallible::sector_rank`]; drawn roots only).
     Sector,
+    /// The search's choice, but where the opponent, modelled as our own search without tables
+    /// [`fallible::MIRROR_DEPTH`] plies deep, would answer one of the drawing moves with a
+    /// losing reply, only such moves (drawn roots only). Against Sanmill 7.4.6 such a losing
+    /// answer of the model was Sanmill's own answer after 3 of 8 moves, where Sanmill went
+    /// wrong after 14 of 541 drawing moves in all (docs/merciless.md).
+    Mirror,
 }
 
 impl TableChoice {
     /// The option's names, in [`TableChoice`]'s order.
-    pub const NAMES: [&'static str; 5] = [
+    pub const NAMES: [&'static str; 6] = [
         "search",
         "fewest-keeping",
         "most-failing",
         "expected",
         "sector",
+        "mirror",
     ];
 
     /// The choice an option value names (any case).
@@ -76,6 +83,7 @@ impl TableChoice {
                 Self::MostFailing,
                 Self::Expected,
                 Self::Sector,
+                Self::Mirror,
             ][i],
         )
     }
@@ -297,6 +305,17 @@ pub(crate) fn read(
                     job.update(|r| r.narrowed = Some(narrowed));
                 }
             }
+            TableChoice::Mirror => {
+                if best != Some(Wdl::Draw) || keep.len() < 2 {
+                    return;
+                }
+                let net = choosing.net.as_deref();
+                if let Some(traps) = mirror_traps(&tb, net, &pos, &keep, &job.cancel) {
+                    if !traps.is_empty() {
+                        job.update(|r| r.narrowed = Some(traps));
+                    }
+                }
+            }
             TableChoice::Sector => {
                 if best != Some(Wdl::Draw) || keep.len() < 2 {
                     return;
@@ -364,6 +383,36 @@ fn narrow_by_expected(
             .map(|(&m, _)| m)
             .collect(),
     )
+}
+
+/// The moves of `keep` (drawing moves) after which our own search [`fallible::MIRROR_DEPTH`]
+/// plies deep (evaluating with `net`, the hand-tuned terms where `None`), as the opponent,
+/// answers with a reply that gives the opponent's draw away; `None` when cancelled or where a
+/// position leads outside the tables. Each answer is a fresh search's, so that it does not
+/// depend on the order the moves are tried in.
+pub(crate) fn mirror_traps(
+    tb: &Tablebase,
+    net: Option<&Network>,
+    pos: &Position,
+    keep: &[Move],
+    cancel: &AtomicBool,
+) -> Option<Vec<Move>> {
+    let mut traps = Vec::new();
+    for &m in keep {
+        let mut child = *pos;
+        child.make(m);
+        if child.outcome().is_some() {
+            continue;
+        }
+        let theirs = tb.probe_any(&child)?.wdl.real();
+        let judge = Judge::new(tb, net, OpponentModel::with_depth(fallible::MIRROR_DEPTH));
+        let reply = judge.answer(&child, fallible::MIRROR_DEPTH, cancel)?;
+        if tb.probe_move(&child, reply)?.wdl.real() < theirs {
+            traps.push(m);
+        }
+    }
+    log::debug!("mirror traps: {traps:?} of {} drawing moves", keep.len());
+    Some(traps)
 }
 
 /// Keeps, of `keep` (moves that all keep the root's value), those the choice ranks best, from

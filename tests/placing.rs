@@ -288,6 +288,92 @@ fn table_choices_keep_the_value_and_rank_the_opponents_replies() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// With `TableChoice mirror` a drawn placing root's move keeps the draw, and where our own
+/// search at `MIRROR_DEPTH` plies, as the opponent, answers some drawing move with a losing
+/// reply (the tables say so), the move played is one of those traps.
+#[test]
+fn the_mirror_choice_keeps_the_value_and_plays_the_models_traps() {
+    use millstone::engine::TableChoice;
+    use millstone::fallible::{Judge, OpponentModel, MIRROR_DEPTH};
+    use millstone::search::Limits;
+    use millstone::tablebase::Wdl;
+    use millstone::Game;
+    use rand::{Rng, SeedableRng};
+    use std::sync::atomic::AtomicBool;
+    let rules = Rules::default();
+    let dir = tables(rules, "mirror");
+    let tb = Tablebase::open(&dir).unwrap();
+    let sectors: Vec<Sector> = Sector::all(rules, MATERIAL)
+        .into_iter()
+        .filter(|s| s.slots() > 1000)
+        .collect();
+    let never = AtomicBool::new(false);
+    // The hand-tuned evaluation, for the engine and the model alike: with the network a 4-ply
+    // search answers nearly every small position of these tables correctly, which leaves no
+    // traps to test with.
+    let mut engine = engine_on(&dir, rules, Some(TableChoice::Mirror));
+    engine.set_use_nnue(false);
+    let mut rng = rand::rngs::StdRng::seed_from_u64(23);
+    let (mut drawn, mut with_traps) = (0, 0);
+    let mut tried = 0;
+    while drawn < 300 && tried < 20000 {
+        tried += 1;
+        let s = sectors[tried % sectors.len()];
+        let (pos, _) = placing::position_of_slot(s, rng.gen_range(0..s.slots()) as u32);
+        let root = tb.probe_root(&pos).expect("covered");
+        let value = root.probe.wdl.real();
+        let keeping: Vec<_> = root
+            .moves
+            .iter()
+            .filter(|(_, p)| p.wdl.real() == value)
+            .map(|&(m, _)| m)
+            .collect();
+        if value != Wdl::Draw || keeping.len() < 2 {
+            continue;
+        }
+        drawn += 1;
+        // The model's answer after each drawing move, from a fresh search, valued by the tables.
+        let traps: Vec<_> = keeping
+            .iter()
+            .copied()
+            .filter(|&m| {
+                let mut child = pos;
+                child.make(m);
+                if child.outcome().is_some() {
+                    return false;
+                }
+                let judge = Judge::new(&tb, None, OpponentModel::with_depth(MIRROR_DEPTH));
+                let reply = judge.answer(&child, MIRROR_DEPTH, &never).expect("a reply");
+                tb.probe_move(&child, reply).expect("covered").wdl.real() == Wdl::Loss
+            })
+            .collect();
+        // No clock: the reads and the model's searches always finish.
+        let limits = Limits {
+            depth: Some(2),
+            ..Limits::default()
+        };
+        let best = engine
+            .search(&Game::new(pos), &limits, Box::new(|_| {}))
+            .best
+            .expect("a move");
+        assert!(keeping.contains(&best), "{pos}: {best} gives the draw away");
+        if !traps.is_empty() {
+            with_traps += 1;
+            assert!(
+                traps.contains(&best),
+                "{pos}: {best} is not among the traps {traps:?}"
+            );
+        }
+    }
+    assert_eq!(drawn, 300, "drawn roots found");
+    // Some roots had a trap to set, or the test shows nothing.
+    assert!(
+        with_traps >= 3,
+        "{with_traps} of {drawn} drawn roots with a trap"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// With `TableChoice expected` the engine's placement keeps the value and has the best
 /// expected score against the opponent model (within the model's tie); with `sector`, it keeps
 /// the value and leads into the sub-space Malom's ranking puts first.
