@@ -65,7 +65,7 @@ impl Default for OpponentModel {
 /// The depth of the opponent that `TableChoice mirror` foresees (our own search without tables,
 /// one line): against Sanmill 7.4.6 a losing answer of the model at 4 plies was Sanmill's own
 /// answer after 3 of 8 drawing moves, at 2 plies after 1 of 5, at 8 plies after 1 of 3
-/// (docs/merciless.md); it costs about a millisecond a move.
+/// (docs/merciless.md); it costs about two milliseconds a move.
 pub const MIRROR_DEPTH: u8 = 4;
 
 /// What a result is worth to us: 1 a win, ½ a draw, 0 a loss.
@@ -170,12 +170,7 @@ impl<'a> Judge<'a> {
 
     /// Each of the opponent's replies at `child` with its score in the model's search of
     /// `depth` plies (every reply searched to the same depth: MultiPV over all of them).
-    fn reply_scores(
-        &self,
-        child: &Position,
-        depth: u8,
-        stop: &AtomicBool,
-    ) -> Option<Vec<(Move, i32)>> {
+    fn reply_scores(&self, child: &Position, depth: u8, stop: &AtomicBool) -> Option<Lines> {
         let count = Game::new(*child).legal_moves().len();
         let (lines, _) = self.search_lines(child, depth, count, stop)?;
         (lines.len() == count).then_some(lines)
@@ -212,7 +207,7 @@ impl<'a> Judge<'a> {
             multipv,
             ..Limits::default()
         };
-        let mut lines: Vec<(Move, i32)> = Vec::with_capacity(multipv);
+        let mut lines: Lines = Vec::with_capacity(multipv);
         let mut searcher = Searcher::new(&shared, 0, &game, &[]);
         let result = searcher.iterate(&limits, &mut |info: &Info| {
             if info.depth == depth as i32 {

@@ -404,10 +404,10 @@ pub(crate) fn mirror_traps(
         if child.outcome().is_some() {
             continue;
         }
-        let theirs = tb.probe_any(&child)?.wdl.real();
+        // After a drawing move the opponent holds a draw: a reply that loses gives it away.
         let judge = Judge::new(tb, net, OpponentModel::with_depth(fallible::MIRROR_DEPTH));
         let reply = judge.answer(&child, fallible::MIRROR_DEPTH, cancel)?;
-        if tb.probe_move(&child, reply)?.wdl.real() < theirs {
+        if tb.probe_move(&child, reply)?.wdl.real() == Wdl::Loss {
             traps.push(m);
         }
     }

@@ -35,6 +35,15 @@ fn engine_on(
     engine
 }
 
+/// The sectors the table-choice tests draw their roots from: those of more than 1,000
+/// positions, where the roots have moves to choose among.
+fn choice_sectors(rules: Rules) -> Vec<Sector> {
+    Sector::all(rules, MATERIAL)
+        .into_iter()
+        .filter(|s| s.slots() > 1000)
+        .collect()
+}
+
 /// Every position of a sector with this much material at most is compared with the solver;
 /// of the bigger sectors, a random sample.
 const SOLVE_ALL: u8 = 6;
@@ -192,10 +201,7 @@ fn the_engine_plays_only_value_keeping_placements_at_one_millisecond() {
     // keeps the tables' value, and its score is the verdict (the solved convention).
     use rand::{Rng, SeedableRng};
     let mut rng = rand::rngs::StdRng::seed_from_u64(5);
-    let sectors: Vec<Sector> = Sector::all(rules, MATERIAL)
-        .into_iter()
-        .filter(|s| s.slots() > 1000)
-        .collect();
+    let sectors = choice_sectors(rules);
     for i in 0..60 {
         let s = sectors[i % sectors.len()];
         let (pos, _) = placing::position_of_slot(s, rng.gen_range(0..s.slots()) as u32);
@@ -231,10 +237,7 @@ fn table_choices_keep_the_value_and_rank_the_opponents_replies() {
     let rules = Rules::default();
     let dir = tables(rules, "choice");
     let tb = Tablebase::open(&dir).unwrap();
-    let sectors: Vec<Sector> = Sector::all(rules, MATERIAL)
-        .into_iter()
-        .filter(|s| s.slots() > 1000)
-        .collect();
+    let sectors = choice_sectors(rules);
     // (replies keeping the opponent's value, replies) after a move.
     let counts = |pos: &Position, m| {
         let mut child = *pos;
@@ -303,10 +306,7 @@ fn the_mirror_choice_keeps_the_value_and_plays_the_models_traps() {
     let rules = Rules::default();
     let dir = tables(rules, "mirror");
     let tb = Tablebase::open(&dir).unwrap();
-    let sectors: Vec<Sector> = Sector::all(rules, MATERIAL)
-        .into_iter()
-        .filter(|s| s.slots() > 1000)
-        .collect();
+    let sectors = choice_sectors(rules);
     let never = AtomicBool::new(false);
     // The hand-tuned evaluation, for the engine and the model alike: with the network a 4-ply
     // search answers nearly every small position of these tables correctly, which leaves no
@@ -390,10 +390,7 @@ fn expected_and_sector_choices_keep_the_value_and_follow_their_ranking() {
     let dir = tables(rules, "expected");
     let tb = Tablebase::open(&dir).unwrap();
     let net = millstone::nnue::builtin(rules.variant);
-    let sectors: Vec<Sector> = Sector::all(rules, MATERIAL)
-        .into_iter()
-        .filter(|s| s.slots() > 1000)
-        .collect();
+    let sectors = choice_sectors(rules);
     let never = AtomicBool::new(false);
     let mut chose = [0u32; 2];
     for (k, choice) in [TableChoice::Expected, TableChoice::Sector]
@@ -524,10 +521,7 @@ fn a_drawn_roots_search_looks_past_the_tables_draws() {
     let tb = Tablebase::open(&dir).unwrap();
     let snapshot = tb.snapshot(rules);
     let net = millstone::nnue::builtin(rules.variant).unwrap();
-    let sectors: Vec<Sector> = Sector::all(rules, MATERIAL)
-        .into_iter()
-        .filter(|s| s.slots() > 1000)
-        .collect();
+    let sectors = choice_sectors(rules);
     let (stop, never, origin) = (
         AtomicBool::new(false),
         AtomicBool::new(false),
