@@ -221,10 +221,11 @@ impl PyTablebase {
     /// -1 loss for the side to move), ``plies`` (uint8 plies to the next mill of a decided
     /// moving-phase position with ``distances``, else 255), ``placing`` (bool), and with
     /// ``fens`` a list ``fen`` of position strings. ``distribution`` is ``"games"``
-    /// (mixed-strength games from random openings: needs every placing table of the rules) or
-    /// ``"uniform"`` (each table equally, uniform within it). The same seed gives the same
-    /// arrays, whatever the number of threads. The data ``mill-tb sample`` writes and
-    /// ``mill-train`` learns from (docs/nnue.md).
+    /// (mixed-strength games from random openings: needs every placing table of the rules),
+    /// ``"uniform"`` (each table equally, uniform within it) or ``"search"`` (the positions
+    /// the engine's search evaluates from roots of such games: the same tables needed). The
+    /// same seed gives the same arrays, whatever the number of threads. The data ``mill-tb
+    /// sample`` writes and ``mill-train`` learns from (docs/nnue.md).
     #[pyo3(signature = (n, seed = 1, distribution = "games", variant = "nine", flying = true, distances = false, fens = false))]
     #[allow(clippy::too_many_arguments)]
     fn sample<'py>(
@@ -242,7 +243,7 @@ impl PyTablebase {
         use numpy::PyArray1;
         let rules = rules_of(variant, flying)?;
         let distribution: Distribution = distribution.parse().map_err(PyValueError::new_err)?;
-        if distribution == Distribution::Games && !self.inner.covers_placing_phase(rules) {
+        if distribution.plays_games() && !self.inner.covers_placing_phase(rules) {
             return Err(PyValueError::new_err(format!(
                 "sampling games needs every placing table of {rules} (mill-tb setup makes them)"
             )));

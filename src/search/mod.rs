@@ -318,6 +318,8 @@ pub struct Searcher<'a> {
     frames: Vec<Frame>,
     currmove: Option<&'a mut (dyn FnMut(i32, Move, usize) + Send)>,
     last_currmove: Option<Instant>,
+    /// Sees each position the search evaluates (`mill-tb sample --distribution search`).
+    evaluated: Option<&'a mut (dyn FnMut(&Position) + Send)>,
     /// The network's first-layer sums along the current path, when the search uses the
     /// network: entry `k` belongs to `acc_pos[k]`, the path's `k`-th position. A move only
     /// pushes its position; the sums are brought up to date when a node is evaluated, so the
@@ -389,6 +391,7 @@ impl<'a> Searcher<'a> {
             frames: (0..=MAX_PLY + 1).map(|_| Frame::new()).collect(),
             currmove: None,
             last_currmove: None,
+            evaluated: None,
             accs,
             acc_pos,
             acc_ready: 1,
@@ -401,6 +404,12 @@ impl<'a> Searcher<'a> {
     /// run a second and at most once a second (GUIs show it in long searches).
     pub fn set_currmove_reporter(&mut self, f: &'a mut (dyn FnMut(i32, Move, usize) + Send)) {
         self.currmove = Some(f);
+    }
+
+    /// Shows `f` every position whose static evaluation the search computes (not those its
+    /// evaluation cache answers): the positions the evaluation is asked about, to train it on.
+    pub fn set_evaluation_observer(&mut self, f: &'a mut (dyn FnMut(&Position) + Send)) {
+        self.evaluated = Some(f);
     }
 
     fn report_currmove(&mut self, depth: i32, i: usize) {
@@ -511,6 +520,9 @@ impl<'a> Searcher<'a> {
     #[inline]
     fn evaluate(&mut self) -> i32 {
         let Some(net) = self.sh.net else {
+            if let Some(f) = self.evaluated.as_mut() {
+                f(&self.pos);
+            }
             return evaluate(&self.pos);
         };
         let key = self.pos.hash();
@@ -518,6 +530,9 @@ impl<'a> Searcher<'a> {
         let (k, e) = self.eval_cache[slot];
         if k == key {
             return e;
+        }
+        if let Some(f) = self.evaluated.as_mut() {
+            f(&self.pos);
         }
         let top = self.acc_pos.len() - 1;
         // The path's positions since the last ready entry, each from its parent's sums.

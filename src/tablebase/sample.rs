@@ -13,16 +13,29 @@
 //! - [`Distribution::Uniform`]: a placing sector or moving sub-space picked uniformly among those
 //!   with a table, then a slot of it uniformly: every kind of position equally, however rare in
 //!   games.
+//! - [`Distribution::Search`]: the positions the engine's search evaluates. The games above are
+//!   played; from one position in [`SEARCH_ROOT_EVERY`] (of the phase asked for) the search
+//!   with the learned evaluation runs [`SEARCH_NODES`] nodes on one thread, and one in
+//!   [`SEARCH_KEEP_EVERY`] of the positions it evaluates is kept, whatever their phase. These
+//!   are where an evaluation is used: the far ends of lines, with lopsided trades and
+//!   threats that games between careful players seldom reach, and whose values decide what the
+//!   search plays.
 //!
 //! A [`Sample`] is 16 bytes on disk ([`Sample::to_bytes`]); a file of them starts with a
 //! 16-byte header ([`FILE_MAGIC`], then the count as `u64`).
 
 use super::{placing, SubIndex, Tablebase, Wdl};
+use crate::game::Game;
+use crate::nnue::Network;
 use crate::position::Position;
+use crate::search::{Limits, Searcher, Shared};
+use crate::tt::TranspositionTable;
 use crate::types::{Color, Rules};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rayon::prelude::*;
+use std::sync::atomic::{AtomicBool, AtomicU64};
+use std::time::Instant;
 
 /// The start of a sample file.
 pub const FILE_MAGIC: &[u8; 8] = b"MILLSMP1";
@@ -36,6 +49,15 @@ pub const MAX_GAME_PLIES: usize = 240;
 const CHUNK: usize = 4096;
 /// Uniform samples drawn from each table picked (for a placing table, from one decoded block).
 const PER_BLOCK: usize = 16;
+/// [`Distribution::Search`] searches from one game position in this many.
+pub const SEARCH_ROOT_EVERY: u32 = 4;
+/// Nodes of each search of [`Distribution::Search`] (a node limit, not a time, so that a seed
+/// gives the same samples on any machine; about what 50 ms reach).
+pub const SEARCH_NODES: u64 = 50_000;
+/// [`Distribution::Search`] keeps one evaluated position in this many (at random).
+pub const SEARCH_KEEP_EVERY: u32 = 32;
+/// The transposition table of each sampling search.
+const SEARCH_HASH_MB: usize = 4;
 
 /// Which positions to sample.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -44,6 +66,15 @@ pub enum Distribution {
     Games,
     /// Uniform over each sector and sub-space.
     Uniform,
+    /// The positions the search evaluates, from roots as games reach them.
+    Search,
+}
+
+impl Distribution {
+    /// Whether it plays games, and so needs every table of the rules.
+    pub fn plays_games(self) -> bool {
+        self != Distribution::Uniform
+    }
 }
 
 impl std::str::FromStr for Distribution {
@@ -52,7 +83,10 @@ impl std::str::FromStr for Distribution {
         match s {
             "games" => Ok(Distribution::Games),
             "uniform" => Ok(Distribution::Uniform),
-            _ => Err(format!("unknown distribution '{s}' (games or uniform)")),
+            "search" => Ok(Distribution::Search),
+            _ => Err(format!(
+                "unknown distribution '{s}' (games, uniform or search)"
+            )),
         }
     }
 }
@@ -235,7 +269,28 @@ pub struct SampleOptions {
 
 /// `n` labelled positions. Fails when the tables do not cover what the distribution needs
 /// (the games need the complete set of the rules; uniform needs at least one table).
+/// [`Distribution::Search`] searches with the built-in network of the rules' variant (the
+/// hand-tuned evaluation where there is none); [`sample_with`] takes another.
 pub fn sample(tb: &Tablebase, n: usize, opts: &SampleOptions) -> Result<Vec<Sample>, String> {
+    let net = crate::nnue::builtin(opts.rules.variant);
+    sample_with(tb, n, opts, net.as_deref())
+}
+
+/// [`sample`], with `net` as the evaluation of [`Distribution::Search`]'s searches (`None`:
+/// the hand-tuned one). It must be of the rules' variant.
+pub fn sample_with(
+    tb: &Tablebase,
+    n: usize,
+    opts: &SampleOptions,
+    net: Option<&Network>,
+) -> Result<Vec<Sample>, String> {
+    if let Some(net) = net.filter(|n| n.variant != opts.rules.variant) {
+        return Err(format!(
+            "the network is one of {}, the samples of {}",
+            net.variant.name(),
+            opts.rules.variant.name()
+        ));
+    }
     let chunks = n.div_ceil(CHUNK);
     let parts: Result<Vec<Vec<Sample>>, String> = (0..chunks)
         .into_par_iter()
@@ -247,8 +302,21 @@ pub fn sample(tb: &Tablebase, n: usize, opts: &SampleOptions) -> Result<Vec<Samp
                 .wrapping_add(c as u64);
             let mut rng = StdRng::seed_from_u64(seed);
             match opts.distribution {
-                Distribution::Games => games(tb, opts, len, &mut rng),
+                Distribution::Games => games(tb, opts, len, &mut rng, |pos, _, out| {
+                    let w = tb.wdl(pos).ok_or_else(|| missing(pos))?;
+                    out.push(Sample::new(pos, result_of(w), plies_of(tb, pos, opts)));
+                    Ok(())
+                }),
                 Distribution::Uniform => uniform(tb, opts, len, &mut rng),
+                Distribution::Search => {
+                    let tt = TranspositionTable::new(SEARCH_HASH_MB);
+                    games(tb, opts, len, &mut rng, |pos, rng, out| {
+                        if rng.gen_range(0..SEARCH_ROOT_EVERY) == 0 {
+                            searched(tb, opts, pos, &tt, net, rng, out);
+                        }
+                        Ok(())
+                    })
+                }
             }
         })
         .collect();
@@ -273,11 +341,14 @@ fn plies_of(tb: &Tablebase, pos: &Position, opts: &SampleOptions) -> u8 {
     }
 }
 
+/// Plays games as [`Distribution::Games`] describes and shows `keep` each position after the
+/// opening of the phase asked for, until `keep` has put `n` samples out.
 fn games(
     tb: &Tablebase,
     opts: &SampleOptions,
     n: usize,
     rng: &mut StdRng,
+    mut keep: impl FnMut(&Position, &mut StdRng, &mut Vec<Sample>) -> Result<(), String>,
 ) -> Result<Vec<Sample>, String> {
     let mut out = Vec::with_capacity(n);
     let mut best = Vec::new();
@@ -297,8 +368,7 @@ fn games(
             }
             let moves = pos.legal_moves();
             if ply >= opening && opts.phase.keeps(&pos) {
-                let w = tb.wdl(&pos).ok_or_else(|| missing(&pos))?;
-                out.push(Sample::new(&pos, result_of(w), plies_of(tb, &pos, opts)));
+                keep(&pos, rng, &mut out)?;
             }
             let random = ply < opening || rng.gen_bool(errs[pos.side_to_move().index()]);
             let m = if random {
@@ -323,7 +393,88 @@ fn games(
             pos.make(m);
         }
     }
+    // A search puts out several hundred at once.
+    out.truncate(n);
     Ok(out)
+}
+
+/// The samples one search of [`Distribution::Search`] gives from `root` (as [`sample_with`]
+/// draws them, but from a root of the caller's and a seed of its own): labelled positions the
+/// search evaluated, of any phase, some of them decided by the moves of the line that reached
+/// them. Nothing when `root` is over.
+pub fn search_samples(
+    tb: &Tablebase,
+    opts: &SampleOptions,
+    root: &Position,
+    net: Option<&Network>,
+    seed: u64,
+) -> Vec<Sample> {
+    let mut out = Vec::new();
+    if root.outcome().is_none() {
+        let tt = TranspositionTable::new(SEARCH_HASH_MB);
+        let mut rng = StdRng::seed_from_u64(seed);
+        searched(tb, opts, root, &tt, net, &mut rng, &mut out);
+    }
+    out
+}
+
+/// Searches `root` for [`SEARCH_NODES`] nodes and puts out one in [`SEARCH_KEEP_EVERY`] of the
+/// positions the search evaluates, labelled. The search's
+/// null move makes positions no game reaches (a placing side passing, so the hands no longer
+/// fit the side to move): no table holds them, and they are left out, as are finished ones.
+fn searched(
+    tb: &Tablebase,
+    opts: &SampleOptions,
+    root: &Position,
+    tt: &TranspositionTable,
+    net: Option<&Network>,
+    rng: &mut StdRng,
+    out: &mut Vec<Sample>,
+) {
+    let mut seen: Vec<Position> = Vec::new();
+    {
+        let mut observe = |p: &Position| {
+            if rng.gen_range(0..SEARCH_KEEP_EVERY) == 0 {
+                seen.push(*p);
+            }
+        };
+        tt.clear();
+        let stop = AtomicBool::new(false);
+        let pondering = AtomicBool::new(false);
+        let origin = AtomicU64::new(0);
+        let shared = Shared {
+            tt,
+            stop: &stop,
+            nodes: AtomicU64::new(0),
+            start: Instant::now(),
+            budget: None,
+            node_limit: Some(SEARCH_NODES),
+            tb: None,
+            search_draws: false,
+            tbhits: AtomicU64::new(0),
+            pondering: &pondering,
+            clock_origin_us: &origin,
+            net,
+        };
+        let game = Game::new(*root);
+        let mut searcher = Searcher::new(&shared, 0, &game, &[]);
+        searcher.set_evaluation_observer(&mut observe);
+        searcher.iterate(
+            &Limits {
+                nodes: Some(SEARCH_NODES),
+                ..Limits::default()
+            },
+            &mut |_| {},
+        );
+    }
+    for p in seen {
+        if p.outcome().is_some() {
+            continue;
+        }
+        if let Some(w) = tb.wdl(&p) {
+            out.push(Sample::new(&p, result_of(w), plies_of(tb, &p, opts)));
+        }
+    }
 }
 
 /// The tables present for the rules: placing sectors and moving sub-spaces (w, b).

@@ -153,6 +153,94 @@ fn samples_agree_with_probe_and_train_a_network() {
     assert!(String::from_utf8_lossy(&r.stderr).contains("placing table"));
     assert!(!g.exists());
 
+    // The search's positions need games too: refused the same way; so is a damaged network.
+    let r = run(
+        TB,
+        &args(&[
+            "sample",
+            "--dir",
+            d,
+            "-o",
+            g.to_str().unwrap(),
+            "-n",
+            "10",
+            "--distribution",
+            "search",
+        ]),
+    );
+    assert!(!r.status.success());
+    assert!(String::from_utf8_lossy(&r.stderr).contains("placing table"));
+    assert!(!g.exists());
+    let bad = dir.join("bad.nnue");
+    std::fs::write(&bad, b"not a network").unwrap();
+    let r = run(
+        TB,
+        &args(&[
+            "sample",
+            "--dir",
+            d,
+            "-o",
+            g.to_str().unwrap(),
+            "--distribution",
+            "search",
+            "--eval-file",
+            bad.to_str().unwrap(),
+        ]),
+    );
+    assert!(!r.status.success());
+    assert!(
+        String::from_utf8_lossy(&r.stderr).contains("network"),
+        "{r:?}"
+    );
+    assert!(!g.exists());
+
+    // One search's samples from a moving root of these tables: as many as the search's
+    // evaluations make (some hundreds), each label the tables' (and so the probe's), positions
+    // the search can reach from the root (no more pieces, the same rules), none over, none a
+    // null move's (every one has a table), and the same seed gives the same samples.
+    let tb = millstone::tablebase::Tablebase::open(&dir).unwrap();
+    let rules = millstone::Rules::new(millstone::Variant::Nine, true);
+    let root =
+        millstone::Position::from_fen("WW./.W./..W/B..B../.../.B./B.. w 0 0 0 20", rules).unwrap();
+    let opts = sample::SampleOptions {
+        rules,
+        distribution: sample::Distribution::Search,
+        seed: 1,
+        distances: false,
+        phase: sample::Phase::Any,
+    };
+    let net = millstone::nnue::builtin(millstone::Variant::Nine);
+    let first = sample::search_samples(&tb, &opts, &root, net.as_deref(), 5);
+    assert!(first.len() >= 50, "{} samples", first.len());
+    assert_eq!(
+        first,
+        sample::search_samples(&tb, &opts, &root, net.as_deref(), 5)
+    );
+    assert_ne!(
+        first,
+        sample::search_samples(&tb, &opts, &root, net.as_deref(), 6)
+    );
+    let mut decided = 0;
+    for (i, s) in first.iter().enumerate() {
+        let pos = s.position();
+        assert!(pos.outcome().is_none(), "{}", pos.to_fen());
+        assert!(s.white.count_ones() <= 4 && s.black.count_ones() <= 4);
+        assert_eq!(s.rules, rules);
+        let truth = match tb.wdl(&pos).expect("a table holds it").real() {
+            millstone::tablebase::Wdl::Win => 1,
+            millstone::tablebase::Wdl::Loss => -1,
+            _ => 0,
+        };
+        assert_eq!(s.result, truth, "{}", pos.to_fen());
+        decided += (s.result != 0) as usize;
+        if i % 40 == 0 {
+            let (probe, _) = run_ok(TB, &args(&["probe", "--dir", d, "--fen", &pos.to_fen()]));
+            let word = ["loss", "draw", "win"][(s.result + 1) as usize];
+            assert!(probe.contains(&format!("verdict: {word}")), "{probe}");
+        }
+    }
+    assert!(decided > 0, "the search's lines reach decided positions");
+
     // A small network trained on the samples; the engine loads it with EvalFile.
     let a_bin = dir.join("a.bin");
     let train_tiny = |out: &std::path::Path, extra: &[&str]| {

@@ -175,8 +175,9 @@ enum Command {
         dir: Option<PathBuf>,
     },
     /// Write positions labelled with their exact result (win, draw or loss for the side to
-    /// move): as games reach them (mixed-strength play from random openings) or uniformly
-    /// over each sector and sub-space; the same seed gives the same file.
+    /// move): as games reach them (mixed-strength play from random openings), uniformly
+    /// over each sector and sub-space, or as the search evaluates them (from roots as games
+    /// reach them); the same seed gives the same file.
     Sample {
         /// The table directory (default: the data directory's `tables`).
         #[arg(long)]
@@ -187,7 +188,7 @@ enum Command {
         /// How many positions.
         #[arg(long, short = 'n', default_value_t = 1_000_000)]
         count: usize,
-        /// games or uniform.
+        /// games, uniform or search.
         #[arg(long, default_value = "games")]
         distribution: millstone::tablebase::sample::Distribution,
         /// The seed.
@@ -197,9 +198,14 @@ enum Command {
         #[arg(long)]
         distances: bool,
         /// Keep only one phase's positions: any, placing or moving (games stop where the
-        /// moving phase begins with placing).
+        /// moving phase begins with placing). With `search`, the phase of the roots searched
+        /// from: a placing root's search evaluates moving positions too, and they are kept.
         #[arg(long, default_value = "any")]
         phase: millstone::tablebase::sample::Phase,
+        /// With `--distribution search`: the network the searches use (default: the
+        /// built-in one of the variant).
+        #[arg(long)]
+        eval_file: Option<PathBuf>,
         /// bin (16-byte records, for mill-train and numpy) or text.
         #[arg(long, value_enum, default_value = "bin")]
         format: sample::Format,
@@ -540,6 +546,7 @@ fn run(command: Command) -> Result<(), String> {
             seed,
             distances,
             phase,
+            eval_file,
             format,
             variant,
             no_flying,
@@ -554,6 +561,7 @@ fn run(command: Command) -> Result<(), String> {
                 distances,
                 phase,
             },
+            eval_file.as_deref(),
             format,
         ),
         Command::Keeprate {

@@ -25,10 +25,18 @@ pub fn sample(
     out: &Path,
     n: usize,
     opts: &SampleOptions,
+    eval_file: Option<&Path>,
     format: Format,
 ) -> Result<(), String> {
     let tb = Tablebase::open(dir).map_err(|e| e.to_string())?;
-    if opts.distribution == Distribution::Games && !tb.covers_placing_phase(opts.rules) {
+    let net = match eval_file {
+        Some(f) => Some(std::sync::Arc::new(
+            millstone::nnue::file::load(f)
+                .map_err(|e| format!("--eval-file {}: {e}", f.display()))?,
+        )),
+        None => millstone::nnue::builtin(opts.rules.variant),
+    };
+    if opts.distribution.plays_games() && !tb.covers_placing_phase(opts.rules) {
         return Err(format!(
             "sampling games needs every placing table of {} in {} (mill-tb setup makes them)",
             opts.rules,
@@ -36,7 +44,7 @@ pub fn sample(
         ));
     }
     let start = Instant::now();
-    let samples = sample::sample(&tb, n, opts)?;
+    let samples = sample::sample_with(&tb, n, opts, net.as_deref())?;
     let secs = start.elapsed().as_secs_f64();
     let bytes = match format {
         Format::Bin => sample::to_file_bytes(&samples),
