@@ -26,9 +26,13 @@ pub const PLACING_DISK_PER_SLOT: f64 = 0.1;
 /// Moving-phase slots solved per second and thread: nine's complete set, 9.19 billion slots in
 /// 958 s on 2 threads (docs/tables.md), rounded down.
 pub const MOVING_SLOTS_PER_SEC_THREAD: f64 = 4.5e6;
-/// Placing-phase positions solved per second and thread: 4.6 M positions/s on 2 shared
-/// threads (docs/placing.md), rounded down.
-pub const PLACING_SLOTS_PER_SEC_THREAD: f64 = 2.0e6;
+/// Placing-phase slots solved per second and thread: nine's 18.65 billion slots took 16:30
+/// to 44:47 of wall time on 2 threads (docs/placing.md: 9.4 down to 3.5 M a thread and second,
+/// the slow end on a machine busy with other work), twelve without flying's 95.4 billion
+/// 1:20:55 (9.8 M, docs/cluster.md); 5.5 M keeps the estimate on the safe side of all but the
+/// busiest run. (It was 2 M, from the solver's rate before the placing generator sped up:
+/// 2.6 hours of one thread for nine where about an hour was measured.)
+pub const PLACING_SLOTS_PER_SEC_THREAD: f64 = 5.5e6;
 /// Bytes of memory a moving job takes per slot of its own tables while it solves them, besides
 /// the tables it reads (2 bytes a slot, decoded) and [`MOVING_BASE_MEMORY`]: fitted to the
 /// measured peaks of nine's jobs (docs/tables.md, "per job": 7v9 9.34 GB, estimated 10.0 GB;
