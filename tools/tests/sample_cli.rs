@@ -143,56 +143,33 @@ fn samples_agree_with_probe_and_train_a_network() {
     assert!(!r.status.success());
     assert!(String::from_utf8_lossy(&r.stderr).contains("unknown phase"));
 
-    // The games need the complete placing tables: refused with a reason, nothing written.
+    // The games and the search's positions need the complete placing tables, and a damaged
+    // network is no network: each refused with a reason, nothing written.
     let g = dir.join("games.bin");
-    let r = run(
-        TB,
-        &args(&["sample", "--dir", d, "-o", g.to_str().unwrap(), "-n", "10"]),
-    );
-    assert!(!r.status.success());
-    assert!(String::from_utf8_lossy(&r.stderr).contains("placing table"));
-    assert!(!g.exists());
-
-    // The search's positions need games too: refused the same way; so is a damaged network.
-    let r = run(
-        TB,
-        &args(&[
-            "sample",
-            "--dir",
-            d,
-            "-o",
-            g.to_str().unwrap(),
-            "-n",
-            "10",
-            "--distribution",
-            "search",
-        ]),
-    );
-    assert!(!r.status.success());
-    assert!(String::from_utf8_lossy(&r.stderr).contains("placing table"));
-    assert!(!g.exists());
     let bad = dir.join("bad.nnue");
     std::fs::write(&bad, b"not a network").unwrap();
-    let r = run(
-        TB,
-        &args(&[
-            "sample",
-            "--dir",
-            d,
-            "-o",
-            g.to_str().unwrap(),
-            "--distribution",
-            "search",
-            "--eval-file",
-            bad.to_str().unwrap(),
-        ]),
-    );
-    assert!(!r.status.success());
-    assert!(
-        String::from_utf8_lossy(&r.stderr).contains("network"),
-        "{r:?}"
-    );
-    assert!(!g.exists());
+    let refusals: [(&[&str], &str); 3] = [
+        (&[], "placing table"),
+        (&["--distribution", "search"], "placing table"),
+        (
+            &[
+                "--distribution",
+                "search",
+                "--eval-file",
+                bad.to_str().unwrap(),
+            ],
+            "network",
+        ),
+    ];
+    for (extra, why) in refusals {
+        let mut a = vec!["sample", "--dir", d, "-o", g.to_str().unwrap(), "-n", "10"];
+        a.extend_from_slice(extra);
+        let r = run(TB, &args(&a));
+        assert!(!r.status.success(), "{extra:?}");
+        let err = String::from_utf8_lossy(&r.stderr);
+        assert!(err.contains(why), "{extra:?}: {err}");
+        assert!(!g.exists());
+    }
 
     // One search's samples from a moving root of these tables: as many as the search's
     // evaluations make (some hundreds), each label the tables' (and so the probe's), positions
