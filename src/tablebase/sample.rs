@@ -419,9 +419,9 @@ pub fn search_samples(
 }
 
 /// Searches `root` for [`SEARCH_NODES`] nodes and puts out one in [`SEARCH_KEEP_EVERY`] of the
-/// positions the search evaluates, labelled. The search's
-/// null move makes positions no game reaches (a placing side passing, so the hands no longer
-/// fit the side to move): no table holds them, and they are left out, as are finished ones.
+/// positions the search evaluates, labelled. The search's null move makes positions no game
+/// reaches (a placing side passing, so that the hands no longer fit the side to move): no table
+/// holds them, and they are left out, as are finished ones.
 fn searched(
     tb: &Tablebase,
     opts: &SampleOptions,
