@@ -272,7 +272,9 @@ pub struct SampleOptions {
 /// [`Distribution::Search`] searches with the built-in network of the rules' variant (the
 /// hand-tuned evaluation where there is none); [`sample_with`] takes another.
 pub fn sample(tb: &Tablebase, n: usize, opts: &SampleOptions) -> Result<Vec<Sample>, String> {
-    let net = crate::nnue::builtin(opts.rules.variant);
+    let net = (opts.distribution == Distribution::Search)
+        .then(|| crate::nnue::builtin(opts.rules.variant))
+        .flatten();
     sample_with(tb, n, opts, net.as_deref())
 }
 

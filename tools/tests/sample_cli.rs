@@ -148,8 +148,12 @@ fn samples_agree_with_probe_and_train_a_network() {
     let g = dir.join("games.bin");
     let bad = dir.join("bad.nnue");
     std::fs::write(&bad, b"not a network").unwrap();
-    let refusals: [(&[&str], &str); 3] = [
+    let refusals: [(&[&str], &str); 4] = [
         (&[], "placing table"),
+        (
+            &["--eval-file", bad.to_str().unwrap()],
+            "--distribution search",
+        ),
         (&["--distribution", "search"], "placing table"),
         (
             &[

@@ -202,8 +202,8 @@ enum Command {
         /// from: a placing root's search evaluates moving positions too, and they are kept.
         #[arg(long, default_value = "any")]
         phase: millstone::tablebase::sample::Phase,
-        /// With `--distribution search`: the network the searches use (default: the
-        /// built-in one of the variant).
+        /// With `--distribution search` (refused with the others): the network the searches
+        /// use (default: the built-in one of the variant).
         #[arg(long)]
         eval_file: Option<PathBuf>,
         /// bin (16-byte records, for mill-train and numpy) or text.

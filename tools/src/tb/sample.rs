@@ -29,12 +29,16 @@ pub fn sample(
     format: Format,
 ) -> Result<(), String> {
     let tb = Tablebase::open(dir).map_err(|e| e.to_string())?;
-    let net = match eval_file {
-        Some(f) => Some(std::sync::Arc::new(
+    let net = match (eval_file, opts.distribution) {
+        (Some(_), d) if d != Distribution::Search => {
+            return Err("--eval-file is the network of --distribution search's searches".into())
+        }
+        (Some(f), _) => Some(std::sync::Arc::new(
             millstone::nnue::file::load(f)
                 .map_err(|e| format!("--eval-file {}: {e}", f.display()))?,
         )),
-        None => millstone::nnue::builtin(opts.rules.variant),
+        (None, Distribution::Search) => millstone::nnue::builtin(opts.rules.variant),
+        (None, _) => None,
     };
     if opts.distribution.plays_games() && !tb.covers_placing_phase(opts.rules) {
         return Err(format!(
