@@ -68,6 +68,54 @@ impl Default for OpponentModel {
 /// (docs/merciless.md); it costs about two milliseconds a move.
 pub const MIRROR_DEPTH: u8 = 4;
 
+/// One of the fallible players `TableChoice crowd` sets traps for: our own search without
+/// tables, `depth` plies deep, its one best reply, evaluating with the network (`network`) or
+/// the hand-tuned terms.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Player {
+    /// Plies the player searches.
+    pub depth: u8,
+    /// Whether it evaluates with the network (else the hand-tuned terms).
+    pub network: bool,
+}
+
+/// The crowd, in the order its answers are asked for: each round asks one player about every
+/// drawing move, so a root whose time runs out keeps the votes of the rounds it finished. The
+/// order is by what each player alone foresaw of Sanmill 7.4.6's placing mistakes (591 of its
+/// placements where a move loses, 33 of them lost; docs/merciless.md, "A crowd of players"):
+/// the network at 1 ply flagged 48 placements with 15 of them Sanmill's mistakes, the
+/// hand-tuned terms at 2 plies 92 with 19, the network at 4 plies 34 with 10, at 2 plies 35
+/// with 9; the 8-ply players (19 with 9, 54 with 15) cost ten times as much and finish in few
+/// roots at 100 ms a move. The share of the crowd whose answer loses rose with its precision:
+/// 20 % of the placements where one of the first four went wrong were Sanmill's mistakes, 30 %
+/// with two, 36 % with three, 40 % with all four, where Sanmill erred in 5.6 % of all.
+pub const CROWD: [Player; 6] = [
+    Player {
+        depth: 1,
+        network: true,
+    },
+    Player {
+        depth: 2,
+        network: false,
+    },
+    Player {
+        depth: 4,
+        network: true,
+    },
+    Player {
+        depth: 2,
+        network: true,
+    },
+    Player {
+        depth: 8,
+        network: true,
+    },
+    Player {
+        depth: 8,
+        network: false,
+    },
+];
+
 /// What a result is worth to us: 1 a win, ½ a draw, 0 a loss.
 pub fn points(ours: Wdl) -> f64 {
     match ours.real() {
@@ -166,6 +214,13 @@ impl<'a> Judge<'a> {
         // The search's own move: an iteration short of `depth` (one legal move, a decided
         // score) reports no line at that depth.
         self.search_lines(child, depth, 1, stop)?.1
+    }
+
+    /// [`Self::answer`] from an empty transposition table: the same answer whatever was
+    /// searched before, without the cost of a new table.
+    pub fn fresh_answer(&self, child: &Position, depth: u8, stop: &AtomicBool) -> Option<Move> {
+        self.tt.clear();
+        self.answer(child, depth, stop)
     }
 
     /// Each of the opponent's replies at `child` with its score in the model's search of

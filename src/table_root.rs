@@ -58,17 +58,23 @@ pub enum TableChoice {
     /// answer of the model was Sanmill's own answer after 3 of 8 moves, where Sanmill went
     /// wrong after 14 of 541 drawing moves in all (docs/merciless.md).
     Mirror,
+    /// The search's choice among the drawing placements that the most members of a crowd of
+    /// fallible players ([`fallible::CROWD`]: our own search without tables at 1 to 8 plies,
+    /// with the network or the hand-tuned evaluation) answer with a losing reply, where any does
+    /// (drawn placing roots only: against Sanmill no answer of the moving phase lost).
+    Crowd,
 }
 
 impl TableChoice {
     /// The option's names, in [`TableChoice`]'s order.
-    pub const NAMES: [&'static str; 6] = [
+    pub const NAMES: [&'static str; 7] = [
         "search",
         "fewest-keeping",
         "most-failing",
         "expected",
         "sector",
         "mirror",
+        "crowd",
     ];
 
     /// The choice an option value names (any case).
@@ -84,6 +90,7 @@ impl TableChoice {
                 Self::Expected,
                 Self::Sector,
                 Self::Mirror,
+                Self::Crowd,
             ][i],
         )
     }
@@ -316,6 +323,34 @@ pub(crate) fn read(
                     }
                 }
             }
+            TableChoice::Crowd => {
+                if best != Some(Wdl::Draw) || keep.len() < 2 || pos.is_moving_phase() {
+                    return;
+                }
+                let net = choosing.net.as_deref();
+                let mut votes = vec![0u32; keep.len()];
+                for player in fallible::CROWD {
+                    let net = if player.network { net } else { None };
+                    let Some(traps) = traps_of(&tb, net, player.depth, &pos, &keep, &job.cancel)
+                    else {
+                        return;
+                    };
+                    for (v, &m) in votes.iter_mut().zip(&keep) {
+                        *v += traps.contains(&m) as u32;
+                    }
+                    let top = votes.iter().copied().max().unwrap_or(0);
+                    log::debug!("crowd votes after {player:?}: {votes:?} for {keep:?}");
+                    if top > 0 {
+                        let narrowed = keep
+                            .iter()
+                            .zip(&votes)
+                            .filter(|&(_, &v)| v == top)
+                            .map(|(&m, _)| m)
+                            .collect();
+                        job.update(|r| r.narrowed = Some(narrowed));
+                    }
+                }
+            }
             TableChoice::Sector => {
                 if best != Some(Wdl::Draw) || keep.len() < 2 {
                     return;
@@ -388,8 +423,7 @@ fn narrow_by_expected(
 /// The moves of `keep` (drawing moves) after which our own search [`fallible::MIRROR_DEPTH`]
 /// plies deep (evaluating with `net`, the hand-tuned terms where `None`), as the opponent,
 /// answers with a reply that gives the opponent's draw away; `None` when cancelled or where a
-/// position leads outside the tables. Each answer is a fresh search's, so that it does not
-/// depend on the order the moves are tried in.
+/// position leads outside the tables.
 pub(crate) fn mirror_traps(
     tb: &Tablebase,
     net: Option<&Network>,
@@ -397,7 +431,26 @@ pub(crate) fn mirror_traps(
     keep: &[Move],
     cancel: &AtomicBool,
 ) -> Option<Vec<Move>> {
+    let traps = traps_of(tb, net, fallible::MIRROR_DEPTH, pos, keep, cancel)?;
+    log::debug!("mirror traps: {traps:?} of {} drawing moves", keep.len());
+    Some(traps)
+}
+
+/// The moves of `keep` (drawing moves) after which our own search `depth` plies deep
+/// (evaluating with `net`, the hand-tuned terms where `None`), as the opponent, answers with a
+/// reply that gives the opponent's draw away; `None` when cancelled or where a position leads
+/// outside the tables. Each answer is a fresh search's (an emptied table), so that it does not
+/// depend on the order the moves are tried in.
+fn traps_of(
+    tb: &Tablebase,
+    net: Option<&Network>,
+    depth: u8,
+    pos: &Position,
+    keep: &[Move],
+    cancel: &AtomicBool,
+) -> Option<Vec<Move>> {
     let mut traps = Vec::new();
+    let judge = Judge::new(tb, net, OpponentModel::with_depth(depth));
     for &m in keep {
         let mut child = *pos;
         child.make(m);
@@ -405,13 +458,11 @@ pub(crate) fn mirror_traps(
             continue;
         }
         // After a drawing move the opponent holds a draw: a reply that loses gives it away.
-        let judge = Judge::new(tb, net, OpponentModel::with_depth(fallible::MIRROR_DEPTH));
-        let reply = judge.answer(&child, fallible::MIRROR_DEPTH, cancel)?;
+        let reply = judge.fresh_answer(&child, depth, cancel)?;
         if tb.probe_move(&child, reply)?.wdl.real() == Wdl::Loss {
             traps.push(m);
         }
     }
-    log::debug!("mirror traps: {traps:?} of {} drawing moves", keep.len());
     Some(traps)
 }
 

@@ -297,26 +297,113 @@ fn table_choices_keep_the_value_and_rank_the_opponents_replies() {
 #[test]
 fn the_mirror_choice_keeps_the_value_and_plays_the_models_traps() {
     use millstone::engine::TableChoice;
-    use millstone::fallible::{Judge, OpponentModel, MIRROR_DEPTH};
+    use millstone::fallible::MIRROR_DEPTH;
+    let all = |_: &Tablebase, _: &Position, _: &[millstone::Move]| true;
+    traps_choice_plays_the_models_traps(
+        TableChoice::Mirror,
+        "mirror",
+        300,
+        3,
+        all,
+        |tb, pos, keeping| {
+            let traps: Vec<_> = keeping
+                .iter()
+                .copied()
+                .filter(|&m| answer_loses(tb, pos, m, MIRROR_DEPTH))
+                .collect();
+            traps
+        },
+    );
+}
+
+/// With `TableChoice crowd` a drawn placing root's move keeps the draw, and where some player
+/// of the crowd answers a drawing move with a losing reply, the move played is one that the
+/// most players answer so. With the hand-tuned evaluation, as in the engine below, the crowd's
+/// network players search with it too. The 8-ply players make a root cost a hundred times a
+/// mirror root, so the roots are those where a 2-ply player finds a trap (about one in 25),
+/// and one in ten of the others.
+#[test]
+fn the_crowd_choice_keeps_the_value_and_plays_the_most_voted_traps() {
+    use millstone::engine::TableChoice;
+    use millstone::fallible::CROWD;
+    let mut seen = 0;
+    let likely = move |tb: &Tablebase, pos: &Position, keeping: &[millstone::Move]| {
+        seen += 1;
+        seen % 10 == 0 || keeping.iter().any(|&m| answer_loses(tb, pos, m, 2))
+    };
+    traps_choice_plays_the_models_traps(
+        TableChoice::Crowd,
+        "crowd",
+        24,
+        5,
+        likely,
+        |tb, pos, keeping| {
+            let votes: Vec<usize> = keeping
+                .iter()
+                .map(|&m| {
+                    CROWD
+                        .iter()
+                        .filter(|p| answer_loses(tb, pos, m, p.depth))
+                        .count()
+                })
+                .collect();
+            let top = votes.iter().copied().max().unwrap_or(0);
+            let most: Vec<_> = keeping
+                .iter()
+                .zip(&votes)
+                .filter(|&(_, &v)| v == top && top > 0)
+                .map(|(&m, _)| m)
+                .collect();
+            most
+        },
+    );
+}
+
+/// Whether our own search without tables (hand-tuned evaluation, a fresh search), `depth`
+/// plies deep as the opponent after our drawing move `m`, answers with a reply that loses.
+fn answer_loses(tb: &Tablebase, pos: &Position, m: millstone::Move, depth: u8) -> bool {
+    use millstone::fallible::{Judge, OpponentModel};
+    use millstone::tablebase::Wdl;
+    use std::sync::atomic::AtomicBool;
+    let mut child = *pos;
+    child.make(m);
+    if child.outcome().is_some() {
+        return false;
+    }
+    let never = AtomicBool::new(false);
+    let judge = Judge::new(tb, None, OpponentModel::with_depth(depth));
+    let reply = judge.answer(&child, depth, &never).expect("a reply");
+    tb.probe_move(&child, reply).expect("covered").wdl.real() == Wdl::Loss
+}
+
+/// On `roots` drawn placing roots of the small tables that `select` takes, the engine with
+/// `choice` (and the
+/// hand-tuned evaluation: with the network a shallow search answers nearly every small position
+/// of these tables correctly, which leaves no traps to test with) plays a drawing move, and one
+/// of `traps(tables, root, drawing moves)` where that is not empty; at least `min_traps` roots
+/// have some.
+fn traps_choice_plays_the_models_traps(
+    choice: millstone::engine::TableChoice,
+    name: &str,
+    roots: u32,
+    min_traps: u32,
+    mut select: impl FnMut(&Tablebase, &Position, &[millstone::Move]) -> bool,
+    traps: impl Fn(&Tablebase, &Position, &[millstone::Move]) -> Vec<millstone::Move>,
+) {
     use millstone::search::Limits;
     use millstone::tablebase::Wdl;
     use millstone::Game;
     use rand::{Rng, SeedableRng};
-    use std::sync::atomic::AtomicBool;
     let rules = Rules::default();
-    let dir = tables(rules, "mirror");
+    let dir = tables(rules, name);
     let tb = Tablebase::open(&dir).unwrap();
     let sectors = choice_sectors(rules);
-    let never = AtomicBool::new(false);
-    // The hand-tuned evaluation, for the engine and the model alike: with the network a 4-ply
-    // search answers nearly every small position of these tables correctly, which leaves no
-    // traps to test with.
-    let mut engine = engine_on(&dir, rules, Some(TableChoice::Mirror));
+    let mut engine = engine_on(&dir, rules, Some(choice));
     engine.set_use_nnue(false);
     let mut rng = rand::rngs::StdRng::seed_from_u64(23);
     let (mut drawn, mut with_traps) = (0, 0);
     let mut tried = 0;
-    while drawn < 300 && tried < 20000 {
+    while drawn < roots && tried < 20000 {
         tried += 1;
         let s = sectors[tried % sectors.len()];
         let (pos, _) = placing::position_of_slot(s, rng.gen_range(0..s.slots()) as u32);
@@ -328,26 +415,12 @@ fn the_mirror_choice_keeps_the_value_and_plays_the_models_traps() {
             .filter(|(_, p)| p.wdl.real() == value)
             .map(|&(m, _)| m)
             .collect();
-        if value != Wdl::Draw || keeping.len() < 2 {
+        if value != Wdl::Draw || keeping.len() < 2 || !select(&tb, &pos, &keeping) {
             continue;
         }
         drawn += 1;
-        // The model's answer after each drawing move, from a fresh search, valued by the tables.
-        let traps: Vec<_> = keeping
-            .iter()
-            .copied()
-            .filter(|&m| {
-                let mut child = pos;
-                child.make(m);
-                if child.outcome().is_some() {
-                    return false;
-                }
-                let judge = Judge::new(&tb, None, OpponentModel::with_depth(MIRROR_DEPTH));
-                let reply = judge.answer(&child, MIRROR_DEPTH, &never).expect("a reply");
-                tb.probe_move(&child, reply).expect("covered").wdl.real() == Wdl::Loss
-            })
-            .collect();
-        // No clock: the reads and the model's searches always finish.
+        let traps = traps(&tb, &pos, &keeping);
+        // No clock: the reads and the models' searches always finish.
         let limits = Limits {
             depth: Some(2),
             ..Limits::default()
@@ -361,14 +434,14 @@ fn the_mirror_choice_keeps_the_value_and_plays_the_models_traps() {
             with_traps += 1;
             assert!(
                 traps.contains(&best),
-                "{pos}: {best} is not among the traps {traps:?}"
+                "{choice:?} {pos}: {best} is not among the traps {traps:?}"
             );
         }
     }
-    assert_eq!(drawn, 300, "drawn roots found");
+    assert_eq!(drawn, roots, "drawn roots found");
     // Some roots had a trap to set, or the test shows nothing.
     assert!(
-        with_traps >= 3,
+        with_traps >= min_traps,
         "{with_traps} of {drawn} drawn roots with a trap"
     );
     let _ = std::fs::remove_dir_all(&dir);

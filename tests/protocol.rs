@@ -30,7 +30,7 @@ fn handshake() {
         "option name BookPath type string default <default>",
         "option name SolveHash type spin default 64 min 1 max 65536",
         "option name UltraStrong type check default true",
-        "option name TableChoice type combo default search var search var fewest-keeping var most-failing var expected var sector var mirror",
+        "option name TableChoice type combo default search var search var fewest-keeping var most-failing var expected var sector var mirror var crowd",
         "option name UltraStrongOpponent type spin default 2 min 1 max 6",
     ] {
         assert!(lines.iter().any(|l| l == opt), "{opt} missing");
