@@ -453,7 +453,9 @@ fn traps_of(
     cancel: &AtomicBool,
 ) -> Option<Vec<Move>> {
     let mut traps = Vec::new();
-    let judge = Judge::new(tb, net, OpponentModel::with_depth(depth));
+    // An answer is searched to its own `depth`; the model's softmax is not used here (and its
+    // depth, clamped for `expected`, would misname the 8-ply players).
+    let judge = Judge::new(tb, net, OpponentModel::default());
     for &m in keep {
         let mut child = *pos;
         child.make(m);
