@@ -60,10 +60,10 @@ pub enum TableChoice {
     Mirror,
     /// The search's choice among the drawing placements that the most members of a crowd of
     /// fallible players ([`fallible::CROWD`]: our own search without tables at 1 to 8 plies,
-    /// with the network or the hand-tuned evaluation) answer with a losing reply, where any does
-    /// (drawn placing roots only: against Sanmill no answer of the moving phase lost). Against
-    /// Sanmill 7.4.6 Sanmill gave the draw away while placing in 38 games of 80 where `Search`
-    /// led it to 32, but fewer drawn moving phases were won: 47 wins against 49
+    /// with the network or the hand-tuned evaluation) answer with a losing reply, where at
+    /// least [`fallible::CROWD_MIN_VOTES`] do (drawn placing roots only: against Sanmill no
+    /// answer of the moving phase lost); elsewhere the search's own choice. Against Sanmill
+    /// 7.4.6: 53 wins of 80 where `Search` won 49 and the crowd at one vote 47
     /// (docs/merciless.md).
     Crowd,
 }
@@ -341,15 +341,8 @@ pub(crate) fn read(
                     for (v, &m) in votes.iter_mut().zip(&keep) {
                         *v += traps.contains(&m) as u32;
                     }
-                    let top = votes.iter().copied().max().unwrap_or(0);
                     log::debug!("crowd votes after {player:?}: {votes:?} for {keep:?}");
-                    if top > 0 {
-                        let narrowed = keep
-                            .iter()
-                            .zip(&votes)
-                            .filter(|&(_, &v)| v == top)
-                            .map(|(&m, _)| m)
-                            .collect();
+                    if let Some(narrowed) = fallible::most_voted(&keep, &votes) {
                         job.update(|r| r.narrowed = Some(narrowed));
                     }
                 }

@@ -316,16 +316,16 @@ fn the_mirror_choice_keeps_the_value_and_plays_the_models_traps() {
     );
 }
 
-/// With `TableChoice crowd` a drawn placing root's move keeps the draw, and where some player
-/// of the crowd answers a drawing move with a losing reply, the move played is one that the
-/// most players answer so. With the hand-tuned evaluation, as in the engine below, the crowd's
+/// With `TableChoice crowd` a drawn placing root's move keeps the draw, and where
+/// `CROWD_MIN_VOTES` players of the crowd answer a drawing move with a losing reply, the move
+/// played is one that the most players answer so. With the hand-tuned evaluation, as in the engine below, the crowd's
 /// network players search with it too. The 8-ply players make a root cost about fifty times a
 /// mirror root, so the roots are those where a 2-ply player finds a trap, and one in ten of
 /// the others.
 #[test]
 fn the_crowd_choice_keeps_the_value_and_plays_the_most_voted_traps() {
     use millstone::engine::TableChoice;
-    use millstone::fallible::CROWD;
+    use millstone::fallible::{CROWD, CROWD_MIN_VOTES};
     let mut seen = 0;
     let likely = move |tb: &Tablebase, pos: &Position, keeping: &[millstone::Move]| {
         seen += 1;
@@ -351,7 +351,7 @@ fn the_crowd_choice_keeps_the_value_and_plays_the_most_voted_traps() {
             let most: Vec<_> = keeping
                 .iter()
                 .zip(&votes)
-                .filter(|&(_, &v)| v == top && top > 0)
+                .filter(|&(_, &v)| v == top && top >= CROWD_MIN_VOTES as usize)
                 .map(|(&m, _)| m)
                 .collect();
             most
@@ -380,8 +380,9 @@ fn answer_loses(tb: &Tablebase, pos: &Position, m: millstone::Move, depth: u8) -
 /// `choice` (and the
 /// hand-tuned evaluation: with the network a shallow search answers nearly every small position
 /// of these tables correctly, which leaves no traps to test with) plays a drawing move, and one
-/// of `traps(tables, root, drawing moves)` where that is not empty; at least `min_traps` roots
-/// have some.
+/// of `traps(tables, root, drawing moves)` where that is not empty, else the move of the same
+/// engine with `TableChoice search` (both searches from an empty table: the choice leaves such
+/// roots to the search); at least `min_traps` roots have traps.
 fn traps_choice_plays_the_models_traps(
     choice: millstone::engine::TableChoice,
     name: &str,
@@ -400,6 +401,8 @@ fn traps_choice_plays_the_models_traps(
     let sectors = choice_sectors(rules);
     let mut engine = engine_on(&dir, rules, Some(choice));
     engine.set_use_nnue(false);
+    let mut plain = engine_on(&dir, rules, Some(millstone::engine::TableChoice::Search));
+    plain.set_use_nnue(false);
     let mut rng = rand::rngs::StdRng::seed_from_u64(23);
     let (mut drawn, mut with_traps) = (0, 0);
     let mut tried = 0;
@@ -425,6 +428,7 @@ fn traps_choice_plays_the_models_traps(
             depth: Some(2),
             ..Limits::default()
         };
+        engine.clear();
         let best = engine
             .search(&Game::new(pos), &limits, Box::new(|_| {}))
             .best
@@ -435,6 +439,16 @@ fn traps_choice_plays_the_models_traps(
             assert!(
                 traps.contains(&best),
                 "{choice:?} {pos}: {best} is not among the traps {traps:?}"
+            );
+        } else {
+            plain.clear();
+            let searched = plain
+                .search(&Game::new(pos), &limits, Box::new(|_| {}))
+                .best
+                .expect("a move");
+            assert_eq!(
+                best, searched,
+                "{choice:?} {pos}: no traps, not the search's move"
             );
         }
     }
