@@ -236,6 +236,10 @@ enum Command {
         /// Milliseconds a move.
         #[arg(long, default_value_t = 100)]
         movetime: u64,
+        /// Nodes a move (`go nodes N`) instead of a time: the same answers however busy the
+        /// machine is, for comparing builds (the figure is the time's).
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+        nodes: Option<u64>,
         /// Engines side by side (each one thread).
         #[arg(long, default_value_t = 1)]
         jobs: usize,
@@ -570,6 +574,7 @@ fn run(command: Command) -> Result<(), String> {
             options,
             per_phase,
             movetime,
+            nodes,
             jobs,
             seed,
             failures,
@@ -593,6 +598,7 @@ fn run(command: Command) -> Result<(), String> {
                     rules: Rules::new(variant, !no_flying),
                     per_phase,
                     movetime,
+                    nodes,
                     jobs,
                     seed,
                     options,

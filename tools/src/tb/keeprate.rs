@@ -6,7 +6,7 @@
 //! mixed-strength play from random openings) with its own seed, kept when at least one legal
 //! move changes the result for the worse, half in the placing phase and half in the moving
 //! phase. Each is sent as `position fen` (counter 0, no history, so the tables' value at
-//! counter 0 is the truth) with `go movetime`, to engines with `Threads 1` and no tables or
+//! counter 0 is the truth) with `go movetime` (or `go nodes`), to engines with `Threads 1` and no tables or
 //! book unless `--option` says otherwise.
 
 use crate::protocol::{EngineProcess, ProcessSpec};
@@ -27,6 +27,8 @@ pub struct Options {
     pub per_phase: usize,
     /// Milliseconds a move.
     pub movetime: u64,
+    /// Nodes a move instead of the time, where set.
+    pub nodes: Option<u64>,
     /// Engines run side by side.
     pub jobs: usize,
     /// The sampler's seed.
@@ -127,12 +129,16 @@ pub fn keeprate(dir: &Path, engine: &Path, opts: &Options) -> Result<(), String>
                         };
                         e.new_game(timeout).map_err(|e| e.to_string())?;
                         let fen = pos.to_fen();
-                        let deadline =
-                            Instant::now() + Duration::from_millis(opts.movetime) + timeout;
+                        // A node limit has no time to add: the timeout alone bounds it.
+                        let (limit, budget) = match opts.nodes {
+                            Some(n) => (format!("nodes {n}"), 0),
+                            None => (format!("movetime {}", opts.movetime), opts.movetime),
+                        };
+                        let deadline = Instant::now() + Duration::from_millis(budget) + timeout;
                         let r = e
                             .go(
                                 &format!("position fen {fen}"),
-                                &format!("movetime {}", opts.movetime),
+                                &limit,
                                 deadline,
                                 Duration::from_secs(5),
                             )
@@ -189,9 +195,12 @@ pub fn keeprate(dir: &Path, engine: &Path, opts: &Options) -> Result<(), String>
         .map(|(n, v)| format!("{n}={v}"))
         .collect();
     println!(
-        "keeprate {} movetime {} [{}]: placing {}/{} ({:.2}%), moving {}/{} ({:.2}%), all {:.2}%; longest move {longest} ms",
+        "keeprate {} {} [{}]: placing {}/{} ({:.2}%), moving {}/{} ({:.2}%), all {:.2}%; longest move {longest} ms",
         opts.rules,
-        opts.movetime,
+        match opts.nodes {
+            Some(n) => format!("nodes {n}"),
+            None => format!("movetime {}", opts.movetime),
+        },
         opts_text.join(" "),
         kept[0],
         total[0],
