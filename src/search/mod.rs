@@ -330,11 +330,22 @@ pub struct Searcher<'a> {
     acc_ready: usize,
     /// Evaluations by Zobrist key: placements reach the same position in many orders, and
     /// the network's dense layers are the largest part of a node's cost.
-    eval_cache: Vec<(u64, i32)>,
+    eval_cache: Vec<(u64, i32, u16)>,
+    /// Unsure-leaf extensions on the current path (at most [`UNSURE_EXTENSIONS`]).
+    unsure_extended: u32,
     /// The board's symmetries: placing positions are filed in the transposition table by
     /// their symmetry class.
     sym: &'static Symmetries,
 }
+
+/// A horizon node where the network's likeliest result (win, draw or loss) has less than this
+/// chance, in permille, is searched one ply more ...
+const UNSURE_BELOW: u16 = 700;
+/// ... at most this many times on a path. Without tables, at 80,000 nodes a move (about 100 ms),
+/// the placing positions of `mill-tb keeprate` kept rose from 3959 of 4000 to 3966-3968 for
+/// 700/2, 800/1, 900/2 and 700/4 alike, as many as twice the nodes keep; games between bare
+/// engines did not change (docs/nnue.md, "Unsure leaves searched deeper").
+const UNSURE_EXTENSIONS: u32 = 2;
 
 /// Entries of a searcher's evaluation cache (a power of two; 16 bytes each, so 512 KiB,
 /// about a second-level cache).
@@ -355,7 +366,7 @@ impl<'a> Searcher<'a> {
             acc_pos.push(pos);
             // An empty slot's key is 0: a position whose hash is 0 would read 0 from it, a
             // 2^-64 chance, as for any collision of the transposition table.
-            eval_cache = vec![(0, 0); EVAL_CACHE_SIZE];
+            eval_cache = vec![(0, 0, 0); EVAL_CACHE_SIZE];
         }
         let root_moves = game
             .legal_moves()
@@ -396,6 +407,7 @@ impl<'a> Searcher<'a> {
             acc_pos,
             acc_ready: 1,
             eval_cache,
+            unsure_extended: 0,
             sym: Symmetries::of(pos.variant()),
         }
     }
@@ -519,17 +531,23 @@ impl<'a> Searcher<'a> {
     /// when the search has one, else the hand-tuned terms.
     #[inline]
     fn evaluate(&mut self) -> i32 {
+        self.evaluate_sure().0
+    }
+
+    /// The evaluation, and the chance of the network's likeliest result in permille (1000 for
+    /// the hand-tuned terms, which never ask for more depth).
+    fn evaluate_sure(&mut self) -> (i32, u16) {
         let Some(net) = self.sh.net else {
             if let Some(f) = self.evaluated.as_mut() {
                 f(&self.pos);
             }
-            return evaluate(&self.pos);
+            return (evaluate(&self.pos), 1000);
         };
         let key = self.pos.hash();
         let slot = key as usize & (EVAL_CACHE_SIZE - 1);
-        let (k, e) = self.eval_cache[slot];
+        let (k, e, sure) = self.eval_cache[slot];
         if k == key {
-            return e;
+            return (e, sure);
         }
         if let Some(f) = self.evaluated.as_mut() {
             f(&self.pos);
@@ -541,9 +559,12 @@ impl<'a> Searcher<'a> {
             rest[0].update_from(&done[i - 1], net, &self.acc_pos[i - 1], &self.acc_pos[i]);
         }
         self.acc_ready = top + 1;
-        let e = net.evaluate(&self.accs[top], &self.pos);
-        self.eval_cache[slot] = (key, e);
-        e
+        let logits = net.logits(&self.accs[top], &self.pos);
+        let e = crate::nnue::score_of_logits(logits);
+        let p = crate::nnue::probabilities(logits);
+        let sure = (p[0].max(p[1]).max(p[2]) * 1000.0) as u16;
+        self.eval_cache[slot] = (key, e, sure);
+        (e, sure)
     }
 
     /// The node's transposition-table key and the symmetry that maps the node onto the key's
@@ -651,6 +672,20 @@ impl<'a> Searcher<'a> {
     fn negamax(&mut self, mut alpha: i32, mut beta: i32, depth: i32, ply: usize) -> i32 {
         let pv_node = beta - alpha > 1;
         if depth <= 0 {
+            // A leaf the network is unsure of gets one more ply: there a static guess is
+            // least worth, and one ply often settles it.
+            if self.unsure_extended < UNSURE_EXTENSIONS
+                && self.sh.net.is_some()
+                && ply < 2 * self.root_depth as usize
+                && !self.stopped
+                && self.pos.rule50() < HUNDRED_PLIES
+                && self.evaluate_sure().1 < UNSURE_BELOW
+            {
+                self.unsure_extended += 1;
+                let s = self.negamax(alpha, beta, 1, ply);
+                self.unsure_extended -= 1;
+                return s;
+            }
             return self.qsearch(alpha, beta, ply);
         }
         if let Some(s) = self.enter(ply) {
@@ -1161,7 +1196,12 @@ mod tests {
                             path.push(Some((m, s.make(m))));
                         }
                         if rng.gen_bool(0.5) {
-                            assert_eq!(s.evaluate(), net.evaluate_position(&s.pos));
+                            let (e, sure) = s.evaluate_sure();
+                            assert_eq!(e, net.evaluate_position(&s.pos));
+                            // The chance the unsure-leaf extension reads, cached or fresh.
+                            let (w, d, l) =
+                                net.wdl(&crate::nnue::Accumulator::new(&net, &s.pos), &s.pos);
+                            assert!(sure.abs_diff(w.max(d).max(l) as u16) <= 1, "{sure}");
                             checked += 1;
                         }
                         if rng.gen_bool(0.2) {
