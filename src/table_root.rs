@@ -63,7 +63,7 @@ pub enum TableChoice {
     /// with the network or the hand-tuned evaluation) answer with a losing reply, where at
     /// least [`fallible::CROWD_MIN_VOTES`] do (drawn placing roots only: against Sanmill no
     /// answer of the moving phase lost); elsewhere the search's own choice. Against Sanmill
-    /// 7.4.6: 53 wins of 80 where `Search` won 49 and the crowd at one vote 47
+    /// 7.4.6: 81 wins of 120 where `Search` won 77; the crowd at one vote 47 of 80
     /// (docs/merciless.md).
     Crowd,
 }

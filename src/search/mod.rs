@@ -342,9 +342,9 @@ pub struct Searcher<'a> {
 /// chance, in permille, is searched one ply more ...
 const UNSURE_BELOW: u16 = 700;
 /// ... at most this many times on a path. Without tables, at 80,000 nodes a move (about 100 ms),
-/// the placing positions of `mill-tb keeprate` kept rose from 3959 of 4000 to 3966-3968 for
-/// 700/2, 800/1, 900/2 and 700/4 alike, as many as twice the nodes keep; games between bare
-/// engines did not change (docs/nnue.md, "Unsure leaves searched deeper").
+/// the placing positions of `mill-tb keeprate` kept rose from 3959 of 4000 to 3967 (twice the
+/// nodes keep 3967; five other settings 3962 to 3968); games between bare engines did not
+/// change (docs/nnue.md, "Unsure leaves searched deeper").
 const UNSURE_EXTENSIONS: u32 = 2;
 
 /// Entries of a searcher's evaluation cache (a power of two; 16 bytes each, so 512 KiB,

@@ -6,8 +6,8 @@
 //! mixed-strength play from random openings) with its own seed, kept when at least one legal
 //! move changes the result for the worse, half in the placing phase and half in the moving
 //! phase. Each is sent as `position fen` (counter 0, no history, so the tables' value at
-//! counter 0 is the truth) with `go movetime` (or `go nodes`), to engines with `Threads 1` and no tables or
-//! book unless `--option` says otherwise.
+//! counter 0 is the truth) with `go movetime` (or `go nodes`), to engines with `Threads 1`
+//! and no tables or book unless `--option` says otherwise.
 
 use crate::protocol::{EngineProcess, ProcessSpec};
 use millstone::tablebase::sample::{Distribution, Phase};
