@@ -590,6 +590,13 @@ pub fn probabilities(l: [f32; OUTPUTS]) -> [f32; OUTPUTS] {
 /// The expected score `win + draw / 2` as centipieces: `SCORE_SCALE * ln(e / (1 - e))`,
 /// computed from the logits without losing precision near 0 and 1.
 pub fn score_of_logits(l: [f32; OUTPUTS]) -> i32 {
+    score_and_certainty(l).0
+}
+
+/// [`score_of_logits`] and the likeliest result's probability in permille, from one set of
+/// exponentials: the search asks for both at every leaf it evaluates.
+#[inline]
+pub fn score_and_certainty(l: [f32; OUTPUTS]) -> (i32, u16) {
     let m = l[0].max(l[1]).max(l[2]) as f64;
     let (w, d, lo) = (
         (l[0] as f64 - m).exp(),
@@ -597,7 +604,9 @@ pub fn score_of_logits(l: [f32; OUTPUTS]) -> i32 {
         (l[2] as f64 - m).exp(),
     );
     let s = SCORE_SCALE * ((w + d / 2.0).ln() - (lo + d / 2.0).ln());
-    (s.round() as i32).clamp(-MAX_SCORE, MAX_SCORE)
+    // The likeliest result's exponential is exp(0) = 1.
+    let sure = (1000.0 / (w + d + lo)) as u16;
+    ((s.round() as i32).clamp(-MAX_SCORE, MAX_SCORE), sure)
 }
 
 /// The network built into the binary for a variant, flying being one of its inputs. Twelve's
@@ -776,6 +785,13 @@ mod tests {
             -score_of_logits([-2.0, 0.5, 1.0])
         );
         assert_eq!(score_of_logits([80.0, 0.0, -80.0]), MAX_SCORE);
+        for l in [[0.0, 0.0, 0.0], [1.0, 0.5, -2.0], [-3.0, 2.5, 0.25], [9.0, -1.0, -9.0]] {
+            let (e, sure) = score_and_certainty(l);
+            assert_eq!(e, score_of_logits(l));
+            let p = probabilities(l);
+            let want = p[0].max(p[1]).max(p[2]) * 1000.0;
+            assert!((sure as f32 - want).abs() <= 1.0, "{l:?}: {sure} {want}");
+        }
     }
 
     /// Each variant gets its own built-in network; twelve's, trained without

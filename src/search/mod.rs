@@ -560,9 +560,7 @@ impl<'a> Searcher<'a> {
         }
         self.acc_ready = top + 1;
         let logits = net.logits(&self.accs[top], &self.pos);
-        let e = crate::nnue::score_of_logits(logits);
-        let p = crate::nnue::probabilities(logits);
-        let sure = (p[0].max(p[1]).max(p[2]) * 1000.0) as u16;
+        let (e, sure) = crate::nnue::score_and_certainty(logits);
         self.eval_cache[slot] = (key, e, sure);
         (e, sure)
     }
