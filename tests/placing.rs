@@ -212,8 +212,9 @@ fn the_engine_plays_only_value_keeping_placements_at_one_millisecond() {
         let best = r.best.expect("a move");
         let kept = root.moves.iter().find(|(m, _)| *m == best).unwrap().1.wdl;
         assert_eq!(kept, root.probe.wdl, "{pos}: {best}");
-        // A search that reaches the end of the game first (a blockade by the last placement)
-        // reports the mate it saw, which is exact too.
+        // A search that sees the game end first (a last placement whose mill leaves the
+        // opponent two pieces, or that blocks it) reports that mate, exact too (protocol.md:
+        // `mate` is the search's own).
         let ok = match (root.probe.wdl, Score::from_internal(r.score)) {
             (millstone::tablebase::Wdl::Win, Score::Cp(c)) => c >= TB_BOUND,
             (millstone::tablebase::Wdl::Win, Score::Mate(n)) => n > 0,
