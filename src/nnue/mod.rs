@@ -785,7 +785,12 @@ mod tests {
             -score_of_logits([-2.0, 0.5, 1.0])
         );
         assert_eq!(score_of_logits([80.0, 0.0, -80.0]), MAX_SCORE);
-        for l in [[0.0, 0.0, 0.0], [1.0, 0.5, -2.0], [-3.0, 2.5, 0.25], [9.0, -1.0, -9.0]] {
+        for l in [
+            [0.0, 0.0, 0.0],
+            [1.0, 0.5, -2.0],
+            [-3.0, 2.5, 0.25],
+            [9.0, -1.0, -9.0],
+        ] {
             let (e, sure) = score_and_certainty(l);
             assert_eq!(e, score_of_logits(l));
             let p = probabilities(l);
