@@ -324,9 +324,9 @@ fn the_mirror_choice_keeps_the_value_and_plays_the_models_traps() {
 /// With `TableChoice crowd` a drawn placing root's move keeps the draw, and where
 /// `CROWD_MIN_VOTES` players of the crowd answer a drawing move with a losing reply, the move
 /// played is one that the most players answer so. With the hand-tuned evaluation, as in the
-/// engine below, the crowd's network players search with it too. The 8-ply players make a root cost about fifty times a
-/// mirror root, so the roots are those where a 2-ply player finds a trap, and one in ten of
-/// the others.
+/// engine below, the crowd's network players search with it too. The 8-ply players make a
+/// root cost about fifty times a mirror root, so the roots are those where a 2-ply player
+/// finds a trap, and one in ten of the others.
 #[test]
 fn the_crowd_choice_keeps_the_value_and_plays_the_most_voted_traps() {
     use millstone::engine::TableChoice;
