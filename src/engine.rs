@@ -71,6 +71,9 @@ pub struct Engine {
     use_nnue: bool,
     /// A network loaded by `EvalFile`, used for its variant instead of the built-in one.
     eval_file: Option<Arc<Network>>,
+    /// What a draw by the game's rules found in the search costs the side to move at the root,
+    /// in centipieces (the `Contempt` option).
+    contempt: i32,
     /// Told when a background check of the tables' files ends (see [`Engine::on_tables_ready`]).
     tables_ready: Option<Arc<dyn Fn(String) + Send + Sync>>,
 }
@@ -121,6 +124,7 @@ impl Engine {
             clock_origin_us: Arc::new(AtomicU64::new(0)),
             use_nnue: true,
             eval_file: None,
+            contempt: search::DEFAULT_CONTEMPT,
             tables_ready: None,
         }
     }
@@ -133,6 +137,13 @@ impl Engine {
     /// Whether the search evaluates with a network where one exists (the `UseNNUE` option).
     pub fn uses_nnue(&self) -> bool {
         self.use_nnue
+    }
+
+    /// Sets what a draw by the game's rules (a repetition, the 100-ply rule, twelve's full board)
+    /// that the search finds costs the side to move at the root (centipieces; negative: a draw
+    /// is sought). Proven draws of the tables and the book keep their value.
+    pub fn set_contempt(&mut self, cp: i32) {
+        self.contempt = cp;
     }
 
     /// Uses this network for its variant instead of the built-in one; `None` goes back to the
@@ -428,6 +439,7 @@ impl Engine {
             skill: self.skill,
             use_nnue: self.use_nnue,
             eval_file: self.eval_file.clone(),
+            contempt: self.contempt,
         }
     }
 }
@@ -464,6 +476,7 @@ struct RunContext {
     skill: Skill,
     use_nnue: bool,
     eval_file: Option<Arc<Network>>,
+    contempt: i32,
 }
 
 /// Pieces in hand (both sides together) up to which a placing-phase root is solved without a
@@ -745,6 +758,7 @@ fn run(
         pondering: &ctx.pondering,
         clock_origin_us: &ctx.clock_origin_us,
         net: net.as_deref(),
+        contempt: ctx.contempt,
     };
     // The last full set of lines (one iteration's), for the skill's choice.
     let root_count = game

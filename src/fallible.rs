@@ -278,6 +278,7 @@ impl<'a> Judge<'a> {
             pondering: &never,
             clock_origin_us: &origin,
             net: self.net.filter(|n| n.variant == child.variant()),
+            contempt: 0,
         };
         let limits = Limits {
             depth: Some(depth as i32),

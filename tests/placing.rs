@@ -653,6 +653,7 @@ fn a_drawn_roots_search_looks_past_the_tables_draws() {
                 pondering: &never,
                 clock_origin_us: &origin,
                 net: Some(&net),
+                contempt: 0,
             };
             let limits = Limits {
                 depth: Some(3),

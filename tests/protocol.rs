@@ -32,6 +32,7 @@ fn handshake() {
         "option name UltraStrong type check default true",
         "option name TableChoice type combo default search var search var fewest-keeping var most-failing var expected var sector var mirror var crowd",
         "option name UltraStrongOpponent type spin default 2 min 1 max 6",
+        "option name Contempt type spin default 0 min -1000 max 1000",
     ] {
         assert!(lines.iter().any(|l| l == opt), "{opt} missing");
     }
@@ -198,6 +199,9 @@ fn bad_input_gets_one_error_and_changes_nothing() {
         (b"setoption name Threads value 257", "1 to 256"),
         (b"setoption name MultiPV value -3", "1 to 64"),
         (b"setoption name Move Overhead value 5001", "0 to 5000"),
+        (b"setoption name Contempt value 1001", "-1000 to 1000"),
+        (b"setoption name Contempt value -1001", "-1000 to 1000"),
+        (b"setoption name Contempt value a lot", "-1000 to 1000"),
         (b"setoption name Flying value maybe", "true or false"),
         (b"setoption name UCI_Variant value eleven", "nine or twelve"),
         (

@@ -122,6 +122,46 @@ fn avoids_a_repetition_when_winning() {
     assert!(r.score > 100, "White is winning: {}", r.score);
 }
 
+/// A search of `g` to `depth` with `Contempt` `cp`.
+fn search_contempt(g: &Game, depth: i32, searchmoves: &[&str], cp: i32) -> SearchResult {
+    let mut engine = Engine::with_hash_mb(8);
+    engine.set_contempt(cp);
+    let limits = Limits {
+        depth: Some(depth),
+        multipv: 1,
+        searchmoves: searchmoves.iter().map(|m| m.parse().unwrap()).collect(),
+        ..Limits::default()
+    };
+    engine.search(g, &limits, Box::new(|_| {}))
+}
+
+#[test]
+fn a_draw_by_the_rules_costs_the_root_side_the_contempt() {
+    // 99 plies without a mill, and no move closes one: every move ends the game by the 100-ply
+    // rule, a draw one ply from the root, which the side to move pays for.
+    let g = game("W.W/B.B/.../....../.../B.B/W.W w 0 0 99 60", NINE, "");
+    for cp in [0, 25, -25, 1000] {
+        assert_eq!(search_contempt(&g, 4, &[], cp).score, -cp, "Contempt {cp}");
+    }
+}
+
+#[test]
+fn contempt_decides_between_a_repetition_and_playing_on() {
+    // A quiet, symmetric position on the board for the second time: a1-d1 would repeat the
+    // position after White's first move. A draw worth 1000 centipieces to White (a contempt of
+    // -1000) is taken; one that costs it 1000 is avoided, and repeating is then scored at -1000.
+    let g = game(
+        "W.W/B.B/.../....../.../B.B/W.W w 0 0 10 60",
+        NINE,
+        "a1-d1 b2-d2 d1-a1 d2-b2",
+    );
+    assert_eq!(search_contempt(&g, 8, &[], -1000).score, 1000);
+    let avoid = search_contempt(&g, 8, &[], 1000);
+    assert_ne!(best(&avoid), "a1-d1");
+    assert!(avoid.score > -1000, "{}", avoid.score);
+    assert_eq!(search_contempt(&g, 8, &["a1-d1"], 1000).score, -1000);
+}
+
 fn random_game(rng: &mut StdRng, rules: Rules) -> Game {
     let mut g = Game::from_rules(rules);
     let plies = rng.gen_range(0..60);

@@ -51,7 +51,7 @@ pub struct Spec {
 }
 
 /// Every option, in the order `uci` announces them.
-pub const TABLE: [Spec; 21] = [
+pub const TABLE: [Spec; 22] = [
     Spec {
         name: "Hash",
         kind: Kind::Spin {
@@ -184,6 +184,14 @@ pub const TABLE: [Spec; 21] = [
             default: "<default>",
         },
     },
+    Spec {
+        name: "Contempt",
+        kind: Kind::Spin {
+            default: crate::search::DEFAULT_CONTEMPT as i64,
+            min: -1000,
+            max: 1000,
+        },
+    },
 ];
 
 /// A checked change, ready to apply.
@@ -229,6 +237,8 @@ pub enum Setting {
     SkillSeed(u64),
     /// Whether the search evaluates with the learned network (else the hand-tuned terms).
     UseNnue(bool),
+    /// Centipieces a draw by the game's rules costs the side to move at the root.
+    Contempt(i32),
     /// A network file to use instead of the built-in one (`Default` and `Off`: the built-in).
     EvalFile(PathChoice),
 }
@@ -362,6 +372,7 @@ impl Options {
                     "Skill Seed" => Setting::SkillSeed(v as u64),
                     "SolveHash" => Setting::SolveHash(v as usize),
                     "UltraStrongOpponent" => Setting::UltraStrongOpponent(v as u8),
+                    "Contempt" => Setting::Contempt(v as i32),
                     other => unreachable!("spin option {other} has no setting"),
                 })
             }

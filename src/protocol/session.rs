@@ -356,6 +356,11 @@ impl Session {
             Setting::UltraStrong(on) => self.engine.set_ultra_strong(on),
             Setting::TableChoice(c) => self.engine.set_table_choice(c),
             Setting::UltraStrongOpponent(d) => self.engine.set_opponent_depth(d),
+            Setting::Contempt(cp) => {
+                // The table's scores of drawn lines carry the old contempt.
+                self.engine.set_contempt(cp);
+                self.engine.clear();
+            }
             Setting::UseNnue(on) => {
                 // The table keeps each node's static evaluation: another evaluator's would
                 // mislead the pruning.

@@ -211,6 +211,11 @@ pub struct Shared<'a> {
     /// The learned evaluation, if the search uses it (it must be the position's variant's);
     /// `None` for the hand-tuned one.
     pub net: Option<&'a Network>,
+    /// What a draw by the game's rules (a repetition, the 100-ply rule, twelve's full board)
+    /// costs the side to move at the root, in centipieces: with it the search steers away from
+    /// a drawn line while it has one it scores no worse than the draw less this, and the
+    /// opponent keeps chances to go wrong. The tables' proven draws keep 0.
+    pub contempt: i32,
 }
 
 impl Shared<'_> {
@@ -337,6 +342,9 @@ pub struct Searcher<'a> {
     /// their symmetry class.
     sym: &'static Symmetries,
 }
+
+/// The `Contempt` option's default, in centipieces (docs/nnue.md, "Contempt").
+pub const DEFAULT_CONTEMPT: i32 = 0;
 
 /// A horizon node where the network's likeliest result (win, draw or loss) has less than this
 /// chance, in permille, is searched one ply more ...
@@ -580,6 +588,17 @@ impl<'a> Searcher<'a> {
         (mix64(class), g as usize)
     }
 
+    /// A draw by the game's rules at `ply`, from the side to move's view: the root's side (to
+    /// move at even plies; a null move counts a ply too) pays the contempt, its opponent gains it.
+    #[inline]
+    fn draw_score(&self, ply: usize) -> i32 {
+        if ply.is_multiple_of(2) {
+            -self.sh.contempt
+        } else {
+            self.sh.contempt
+        }
+    }
+
     /// Scores a position whose side to move cannot move or has too little material: a loss, or
     /// the twelve full-board draw. `None` while the game goes on.
     #[inline]
@@ -590,7 +609,7 @@ impl<'a> Searcher<'a> {
         }
         if !movegen::has_legal_move(&self.pos) {
             if self.pos.variant() == Variant::Twelve && self.pos.empty().is_empty() {
-                return Some(0);
+                return Some(self.draw_score(ply));
             }
             return Some(-MATE + ply as i32);
         }
@@ -624,7 +643,7 @@ impl<'a> Searcher<'a> {
             return s;
         }
         if self.pos.rule50() >= HUNDRED_PLIES {
-            return 0;
+            return self.draw_score(ply);
         }
         let stand_pat = self.evaluate();
         if stand_pat >= beta || ply >= MAX_PLY {
@@ -690,7 +709,7 @@ impl<'a> Searcher<'a> {
             return s;
         }
         if self.pos.rule50() >= HUNDRED_PLIES || self.is_repetition() {
-            return 0;
+            return self.draw_score(ply);
         }
         if ply >= MAX_PLY {
             return self.evaluate();
@@ -1173,6 +1192,7 @@ mod tests {
                 pondering: &never,
                 clock_origin_us: &origin,
                 net: Some(&net),
+                contempt: 0,
             };
             for flying in [false, true] {
                 let game = Game::new(Position::new(Rules::new(variant, flying)));

@@ -457,6 +457,7 @@ fn searched(
             pondering: &pondering,
             clock_origin_us: &origin,
             net,
+            contempt: 0,
         };
         let game = Game::new(*root);
         let mut searcher = Searcher::new(&shared, 0, &game, &[]);
