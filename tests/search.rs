@@ -28,6 +28,11 @@ fn search(g: &Game, depth: i32, searchmoves: &[&str]) -> SearchResult {
 fn search_with(g: &Game, depth: i32, searchmoves: &[&str], nnue: bool) -> SearchResult {
     let mut engine = Engine::with_hash_mb(8);
     engine.set_use_nnue(nnue);
+    search_by(engine, g, depth, searchmoves)
+}
+
+/// A search of `g` to `depth` by `engine`, set up as the caller wants.
+fn search_by(mut engine: Engine, g: &Game, depth: i32, searchmoves: &[&str]) -> SearchResult {
     let limits = Limits {
         depth: Some(depth),
         multipv: 1,
@@ -126,13 +131,7 @@ fn avoids_a_repetition_when_winning() {
 fn search_contempt(g: &Game, depth: i32, searchmoves: &[&str], cp: i32) -> SearchResult {
     let mut engine = Engine::with_hash_mb(8);
     engine.set_contempt(cp);
-    let limits = Limits {
-        depth: Some(depth),
-        multipv: 1,
-        searchmoves: searchmoves.iter().map(|m| m.parse().unwrap()).collect(),
-        ..Limits::default()
-    };
-    engine.search(g, &limits, Box::new(|_| {}))
+    search_by(engine, g, depth, searchmoves)
 }
 
 #[test]
