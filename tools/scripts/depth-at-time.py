@@ -31,7 +31,7 @@ def positions(path, step, limit):
 
 
 def phase_of(fen):
-    # Pieces in hand are the second and third fields of a position string (RULES.md).
+    # Pieces in hand are the third and fourth fields of a position string (RULES.md).
     f = fen.split()
     return "placing" if f[2] != "0" or f[3] != "0" else "moving"
 
