@@ -146,6 +146,11 @@ impl Engine {
         self.contempt = cp;
     }
 
+    /// The contempt in use (the `Contempt` option).
+    pub fn contempt(&self) -> i32 {
+        self.contempt
+    }
+
     /// Uses this network for its variant instead of the built-in one; `None` goes back to the
     /// built-in networks.
     pub fn set_eval_file(&mut self, net: Option<Network>) {

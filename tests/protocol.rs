@@ -727,3 +727,35 @@ fn eval_file_refuses_damaged_networks() {
     assert!(!bestmove_of(&out).is_empty(), "{out:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `setoption name Contempt` clears the hash only when the value changes (the table's drawn
+/// lines carry the old contempt): the same search again finds its lines in the table after the
+/// same value, and after another value and back it starts afresh, node for node.
+#[test]
+fn contempt_clears_the_hash_only_when_it_changes() {
+    let mut e = Engine::start();
+    e.send("setoption name TablePath value <empty>");
+    e.send("setoption name BookPath value <empty>");
+    e.send("position startpos moves d6 a1 d7");
+    let nodes = |e: &mut Engine| -> u64 {
+        let lines = e.go("depth 8");
+        let info = lines
+            .iter()
+            .rev()
+            .find(|l| l.starts_with("info depth 8 "))
+            .expect("an info line of the last depth");
+        let mut words = info.split(' ').skip_while(|w| *w != "nodes");
+        words.nth(1).unwrap().parse().unwrap()
+    };
+    let first = nodes(&mut e);
+    e.send("setoption name Contempt value 0");
+    let kept = nodes(&mut e);
+    e.send("setoption name Contempt value 10");
+    e.send("setoption name Contempt value 0");
+    let fresh = nodes(&mut e);
+    assert!(
+        kept < first,
+        "{kept} nodes with the table kept, {first} at first"
+    );
+    assert_eq!(fresh, first);
+}

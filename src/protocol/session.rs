@@ -358,8 +358,10 @@ impl Session {
             Setting::UltraStrongOpponent(d) => self.engine.set_opponent_depth(d),
             Setting::Contempt(cp) => {
                 // The table's scores of drawn lines carry the old contempt.
+                if cp != self.engine.contempt() {
+                    self.engine.clear();
+                }
                 self.engine.set_contempt(cp);
-                self.engine.clear();
             }
             Setting::UseNnue(on) => {
                 // The table keeps each node's static evaluation: another evaluator's would
