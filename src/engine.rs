@@ -74,6 +74,9 @@ pub struct Engine {
     /// What a draw by the game's rules found in the search costs the side to move at the root,
     /// in centipieces (the `Contempt` option).
     contempt: i32,
+    /// What such a draw costs the side to move in a drawn root the tables cover, where the
+    /// search chooses among drawing moves only (the `TableContempt` option).
+    table_contempt: i32,
     /// Told when a background check of the tables' files ends (see [`Engine::on_tables_ready`]).
     tables_ready: Option<Arc<dyn Fn(String) + Send + Sync>>,
 }
@@ -125,6 +128,7 @@ impl Engine {
             use_nnue: true,
             eval_file: None,
             contempt: search::DEFAULT_CONTEMPT,
+            table_contempt: table_root::DEFAULT_TABLE_CONTEMPT,
             tables_ready: None,
         }
     }
@@ -149,6 +153,20 @@ impl Engine {
     /// The contempt in use (the `Contempt` option).
     pub fn contempt(&self) -> i32 {
         self.contempt
+    }
+
+    /// Sets what a draw by the game's rules that the search finds costs the side to move at a
+    /// drawn root the tables cover (centipieces). There the search chooses among the drawing
+    /// moves only, so the contempt cannot give the draw away: it prefers the lines where the
+    /// game goes on, and the opponent must keep finding drawing moves. It takes the place of
+    /// [`Engine::set_contempt`]'s value in those roots alone.
+    pub fn set_table_contempt(&mut self, cp: i32) {
+        self.table_contempt = cp;
+    }
+
+    /// The contempt in drawn roots the tables cover (the `TableContempt` option).
+    pub fn table_contempt(&self) -> i32 {
+        self.table_contempt
     }
 
     /// Uses this network for its variant instead of the built-in one; `None` goes back to the
@@ -445,6 +463,7 @@ impl Engine {
             use_nnue: self.use_nnue,
             eval_file: self.eval_file.clone(),
             contempt: self.contempt,
+            table_contempt: self.table_contempt,
         }
     }
 }
@@ -482,6 +501,7 @@ struct RunContext {
     use_nnue: bool,
     eval_file: Option<Arc<Network>>,
     contempt: i32,
+    table_contempt: i32,
 }
 
 /// Pieces in hand (both sides together) up to which a placing-phase root is solved without a
@@ -763,7 +783,13 @@ fn run(
         pondering: &ctx.pondering,
         clock_origin_us: &ctx.clock_origin_us,
         net: net.as_deref(),
-        contempt: ctx.contempt,
+        // In a drawn covered root no line can lose the draw, so a contempt of its own there
+        // costs nothing (docs/merciless.md, "Contempt on the perfect side").
+        contempt: if search_draws {
+            ctx.table_contempt
+        } else {
+            ctx.contempt
+        },
     };
     // The last full set of lines (one iteration's), for the skill's choice.
     let root_count = game

@@ -33,6 +33,7 @@ fn handshake() {
         "option name TableChoice type combo default search var search var fewest-keeping var most-failing var expected var sector var mirror var crowd",
         "option name UltraStrongOpponent type spin default 2 min 1 max 6",
         "option name Contempt type spin default 0 min -1000 max 1000",
+        "option name TableContempt type spin default 50 min -1000 max 1000",
     ] {
         assert!(lines.iter().any(|l| l == opt), "{opt} missing");
     }
@@ -202,6 +203,8 @@ fn bad_input_gets_one_error_and_changes_nothing() {
         (b"setoption name Contempt value 1001", "-1000 to 1000"),
         (b"setoption name Contempt value -1001", "-1000 to 1000"),
         (b"setoption name Contempt value a lot", "-1000 to 1000"),
+        (b"setoption name TableContempt value 1001", "-1000 to 1000"),
+        (b"setoption name TableContempt value none", "-1000 to 1000"),
         (b"setoption name Flying value maybe", "true or false"),
         (b"setoption name UCI_Variant value eleven", "nine or twelve"),
         (

@@ -7,7 +7,7 @@ use engine_process::{bestmove_of, Engine as Process};
 use millstone::engine::Engine;
 use millstone::search::{Limits, Score, SearchResult, TB_BOUND};
 use millstone::tablebase::{file_name, solve_pair, Table, Tablebase, Wdl, HEADER_LEN};
-use millstone::{Game, Position, Rules, Variant};
+use millstone::{Game, Move, Position, Rules, Variant};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use std::collections::HashMap;
@@ -34,6 +34,11 @@ fn tables(name: &str) -> PathBuf {
 
 /// A random moving-phase position with `w` white and `b` black pieces, White to move.
 fn random_position(rng: &mut StdRng, w: u32, b: u32) -> Position {
+    random_position_counted(rng, w, b, 0)
+}
+
+/// [`random_position`] with `rule50` plies played since the last mill.
+fn random_position_counted(rng: &mut StdRng, w: u32, b: u32, rule50: u16) -> Position {
     loop {
         let mut cells = ['.'; 24];
         let mut placed = 0;
@@ -51,7 +56,9 @@ fn random_position(rng: &mut StdRng, w: u32, b: u32) -> Position {
             .iter()
             .map(|&(s, n)| cells[s..s + n].iter().collect())
             .collect();
-        let fen = format!("{} w 0 0 0 40", board.join("/"));
+        // The plies since the last mill must fit in the moves played.
+        let fullmove = 40 + rule50 / 2;
+        let fen = format!("{} w 0 0 {rule50} {fullmove}", board.join("/"));
         if let Ok(p) = Position::from_fen(&fen, NINE) {
             if p.outcome().is_none() {
                 return p;
@@ -100,6 +107,56 @@ fn verdict_is_the_tables() {
         seen.len() == 3,
         "wins, draws and losses all sampled: {seen:?}"
     );
+}
+
+/// In a root the tables prove drawn, `TableContempt` and not `Contempt` prices the draws by the
+/// game's rules in the search among the drawing moves. White, three pieces and flying, against
+/// four, 98 plies after the last mill: a drawing move that closes a mill (to a 3 v 3 draw)
+/// starts the count again, and after a drawing move that does not, every black reply ends the
+/// game by the 100-ply rule (a black mill would leave White two pieces, so no drawing move
+/// allows one). At +1000 the engine closes the mill, at -1000 it takes the 100-ply draw; both
+/// are drawing moves and the root is reported as the proven draw.
+#[test]
+fn table_contempt_prices_the_rule_draws_of_a_drawn_covered_root() {
+    let dir = tables("contempt");
+    let tb = Tablebase::open(&dir).unwrap();
+    let mut rng = StdRng::seed_from_u64(17);
+    let drawing = |pos: &Position, m: Move| {
+        let mut child = *pos;
+        child.play(m).unwrap();
+        child.outcome().is_none() && tb.probe(&child).expect("covered").wdl.real() == Wdl::Draw
+    };
+    let pos = (0..10_000)
+        .map(|_| random_position_counted(&mut rng, 3, 4, 98))
+        .find(|pos| {
+            if tb.probe(pos).expect("covered").wdl.real() != Wdl::Draw {
+                return false;
+            }
+            let moves: Vec<Move> = pos.legal_moves().iter().copied().collect();
+            let mills = |closes: bool| {
+                moves
+                    .iter()
+                    .any(|&m| pos.closes_mill(m) == closes && drawing(pos, m))
+            };
+            mills(true) && mills(false)
+        })
+        .expect("a drawn root with both kinds of drawing move");
+    let mut engine = Engine::with_hash_mb(8);
+    assert_eq!(engine.set_table_path(dir.to_str(), NINE), Ok(3));
+    assert_eq!(engine.table_contempt(), 50, "the default");
+    for (table_contempt, contempt, closes) in [(1000, -1000, true), (-1000, 1000, false)] {
+        engine.set_table_contempt(table_contempt);
+        engine.set_contempt(contempt);
+        engine.clear();
+        let r = search_reports(&mut engine, pos, Wdl::Draw);
+        let best = r.best.expect("a move");
+        assert!(drawing(&pos, best), "{pos}: {best} gives the draw away");
+        assert_eq!(
+            pos.closes_mill(best),
+            closes,
+            "{pos}: TableContempt {table_contempt}, Contempt {contempt}: {best}"
+        );
+    }
 }
 
 /// The engine with the tables in `dir` plays both sides from `start` through the protocol

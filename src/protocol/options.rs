@@ -51,7 +51,7 @@ pub struct Spec {
 }
 
 /// Every option, in the order `uci` announces them.
-pub const TABLE: [Spec; 22] = [
+pub const TABLE: [Spec; 23] = [
     Spec {
         name: "Hash",
         kind: Kind::Spin {
@@ -192,6 +192,14 @@ pub const TABLE: [Spec; 22] = [
             max: 1000,
         },
     },
+    Spec {
+        name: "TableContempt",
+        kind: Kind::Spin {
+            default: crate::table_root::DEFAULT_TABLE_CONTEMPT as i64,
+            min: -1000,
+            max: 1000,
+        },
+    },
 ];
 
 /// A checked change, ready to apply.
@@ -239,6 +247,8 @@ pub enum Setting {
     UseNnue(bool),
     /// Centipieces a draw by the game's rules costs the side to move at the root.
     Contempt(i32),
+    /// The same, in drawn roots the tables cover (where it takes `Contempt`'s place).
+    TableContempt(i32),
     /// A network file to use instead of the built-in one (`Default` and `Off`: the built-in).
     EvalFile(PathChoice),
 }
@@ -373,6 +383,7 @@ impl Options {
                     "SolveHash" => Setting::SolveHash(v as usize),
                     "UltraStrongOpponent" => Setting::UltraStrongOpponent(v as u8),
                     "Contempt" => Setting::Contempt(v as i32),
+                    "TableContempt" => Setting::TableContempt(v as i32),
                     other => unreachable!("spin option {other} has no setting"),
                 })
             }

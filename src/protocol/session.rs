@@ -363,6 +363,12 @@ impl Session {
                 }
                 self.engine.set_contempt(cp);
             }
+            Setting::TableContempt(cp) => {
+                if cp != self.engine.table_contempt() {
+                    self.engine.clear();
+                }
+                self.engine.set_table_contempt(cp);
+            }
             Setting::UseNnue(on) => {
                 // The table keeps each node's static evaluation: another evaluator's would
                 // mislead the pruning.
