@@ -784,7 +784,7 @@ fn run(
         clock_origin_us: &ctx.clock_origin_us,
         net: net.as_deref(),
         // In a drawn covered root no line can lose the draw, so a contempt of its own there
-        // costs nothing (docs/merciless.md, "Contempt on the perfect side").
+        // costs nothing (docs/merciless.md, "`TableContempt`").
         contempt: if search_draws {
             ctx.table_contempt
         } else {
