@@ -341,6 +341,11 @@ pub struct Searcher<'a> {
     /// The board's symmetries: placing positions are filed in the transposition table by
     /// their symmetry class.
     sym: &'static Symmetries,
+    /// How often the best move changed between iterations lately (each change counts one,
+    /// halved every iteration), and the last iteration's best move and score: a clock move's
+    /// time follows them ([`timeman::iteration_share`]).
+    instability: f64,
+    last_best: Option<(Move, i32)>,
 }
 
 /// The `Contempt` option's default, in centipieces (docs/nnue.md, "Contempt").
@@ -417,6 +422,8 @@ impl<'a> Searcher<'a> {
             eval_cache,
             unsure_extended: 0,
             sym: Symmetries::of(pos.variant()),
+            instability: 0.0,
+            last_best: None,
         }
     }
 
@@ -1076,7 +1083,12 @@ impl<'a> Searcher<'a> {
                 break;
             }
             completed = depth;
-            if self.is_main() && self.done_after_iteration(limits, depth) {
+            let (best, score) = (self.root_moves[0].mv, self.root_moves[0].score);
+            let changed = self.last_best.is_some_and(|(mv, _)| mv != best);
+            self.instability = self.instability / 2.0 + changed as u8 as f64;
+            let fall = self.last_best.map_or(0, |(_, s)| s - score);
+            self.last_best = Some((best, score));
+            if self.is_main() && self.done_after_iteration(limits, depth, fall) {
                 break;
             }
             depth += 1;
@@ -1102,7 +1114,7 @@ impl<'a> Searcher<'a> {
     /// Whether the main thread should start no new iteration after finishing `depth`. While
     /// pondering or searching without end, only `stop` ends the search (or `ponderhit`, which
     /// turns the limits on).
-    fn done_after_iteration(&self, limits: &Limits, depth: i32) -> bool {
+    fn done_after_iteration(&self, limits: &Limits, depth: i32, fall: i32) -> bool {
         let Some(elapsed) = self.sh.clock_elapsed() else {
             return false;
         };
@@ -1127,7 +1139,8 @@ impl<'a> Searcher<'a> {
         }
         // With a clock, an iteration started late would likely be cut off; a fixed move time
         // is meant to be used whole, and the hard limit ends the last iteration.
-        !b.fixed && elapsed >= b.soft.mul_f64(0.55)
+        let share = timeman::iteration_share(self.instability, fall);
+        !b.fixed && elapsed >= b.soft.mul_f64(share)
     }
 
     fn info(&self, depth: i32, line: usize) -> Info {
@@ -1157,7 +1170,13 @@ pub fn budget_for(limits: &Limits, pos: &Position) -> Option<TimeBudget> {
     if limits.infinite {
         return None;
     }
-    timeman::budget(&limits.clock, pos.side_to_move(), limits.move_overhead)
+    let us = pos.side_to_move();
+    timeman::budget(
+        &limits.clock,
+        us,
+        pos.in_hand(us) as u32,
+        limits.move_overhead,
+    )
 }
 
 #[cfg(test)]
