@@ -785,10 +785,13 @@ fn run(
         net: net.as_deref(),
         // In a drawn covered root no line can lose the draw, so a contempt of its own there
         // costs nothing (docs/merciless.md, "`TableContempt`").
+        // The weaker levels play without it, as their Elo was calibrated (docs/strength.md).
         contempt: if search_draws {
             ctx.table_contempt
-        } else {
+        } else if skill.is_full() {
             ctx.contempt
+        } else {
+            0
         },
     };
     // The last full set of lines (one iteration's), for the skill's choice.

@@ -32,7 +32,7 @@ fn handshake() {
         "option name UltraStrong type check default true",
         "option name TableChoice type combo default search var search var fewest-keeping var most-failing var expected var sector var mirror var crowd",
         "option name UltraStrongOpponent type spin default 2 min 1 max 6",
-        "option name Contempt type spin default 0 min -1000 max 1000",
+        "option name Contempt type spin default 50 min -1000 max 1000",
         "option name TableContempt type spin default 50 min -1000 max 1000",
     ] {
         assert!(lines.iter().any(|l| l == opt), "{opt} missing");
@@ -751,10 +751,11 @@ fn contempt_clears_the_hash_only_when_it_changes() {
         words.nth(1).unwrap().parse().unwrap()
     };
     let first = nodes(&mut e);
-    e.send("setoption name Contempt value 0");
+    // 50 is the default, the value the engine has.
+    e.send("setoption name Contempt value 50");
     let kept = nodes(&mut e);
     e.send("setoption name Contempt value 10");
-    e.send("setoption name Contempt value 0");
+    e.send("setoption name Contempt value 50");
     let fresh = nodes(&mut e);
     assert!(
         kept < first,

@@ -2,7 +2,7 @@
 //! legal, deterministic answers.
 
 use millstone::engine::Engine;
-use millstone::search::{Limits, Score, SearchResult};
+use millstone::search::{Limits, Score, SearchResult, DEFAULT_CONTEMPT};
 use millstone::{Game, Move, Position, Rules, Variant};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -110,7 +110,8 @@ fn takes_a_draw_by_repetition_when_lost() {
     );
     let r = search(&g, 8, &[]);
     assert_eq!(best(&r), "d1-a1");
-    assert_eq!(r.score, 0);
+    // A draw by the rules, which the default contempt prices.
+    assert_eq!(r.score, -DEFAULT_CONTEMPT);
     let mut g = g;
     g.play("d1-a1".parse().unwrap()).unwrap();
     assert_eq!(g.outcome().unwrap().to_string(), "1/2-1/2 threefold");
@@ -121,7 +122,10 @@ fn avoids_a_repetition_when_winning() {
     // The start position is on the board for the second time; d3-d2 would repeat again.
     let g = game(SHUFFLE_START, NINE_NO_FLY, "d3-d2 a1-d1 d2-d3 d1-a1");
     let repeat = search(&g, 8, &["d3-d2"]);
-    assert_eq!(repeat.score, 0, "repeating is scored as a draw");
+    assert_eq!(
+        repeat.score, -DEFAULT_CONTEMPT,
+        "repeating is scored as a draw, less the contempt"
+    );
     let r = search(&g, 8, &[]);
     assert_ne!(best(&r), "d3-d2");
     assert!(r.score > 100, "White is winning: {}", r.score);
@@ -159,6 +163,18 @@ fn contempt_decides_between_a_repetition_and_playing_on() {
     assert_ne!(best(&avoid), "a1-d1");
     assert!(avoid.score > -1000, "{}", avoid.score);
     assert_eq!(search_contempt(&g, 8, &["a1-d1"], 1000).score, -1000);
+}
+
+#[test]
+fn twelve_full_board_is_a_plain_draw_whatever_the_contempt() {
+    // Black's only placement, a7, fills the board without a mill: the placing phase ends in a
+    // draw that no one chose over playing on, so the contempt does not price it.
+    let g = game(".WW/WBB/BWW/WBBWBB/WBB/BWW/WBW b 0 1 0 12", TWELVE, "");
+    for cp in [0, 50, -1000, 1000] {
+        let r = search_contempt(&g, 4, &[], cp);
+        assert_eq!(best(&r), "a7");
+        assert_eq!(r.score, 0, "Contempt {cp}");
+    }
 }
 
 fn random_game(rng: &mut StdRng, rules: Rules) -> Game {

@@ -263,6 +263,9 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     }
     engine.set_threads(cli.threads);
+    // An analysis compares each move's score with the best one's: a draw is worth 0 to both
+    // sides here, not the contempt that makes the engine play on in a game.
+    engine.set_contempt(0);
     let tablebase = match &cli.tables {
         None => None,
         Some(dir) => {
