@@ -784,8 +784,8 @@ fn run(
         clock_origin_us: &ctx.clock_origin_us,
         net: net.as_deref(),
         // In a drawn covered root no line can lose the draw, so a contempt of its own there
-        // costs nothing (docs/merciless.md, "`TableContempt`").
-        // The weaker levels play without it, as their Elo was calibrated (docs/strength.md).
+        // costs nothing (docs/merciless.md, "`TableContempt`"). The weaker levels play
+        // without a contempt, as their Elo was calibrated (docs/strength.md).
         contempt: if search_draws {
             ctx.table_contempt
         } else if skill.is_full() {

@@ -33,9 +33,10 @@ pub struct Clock {
 const DEFAULT_MOVES_TO_GO: u32 = 24;
 
 /// How many moving-phase moves' time a placement is planned to take. The placing phase decides
-/// the game: without tables every value the engine gives away, it gives away there (all of the
-/// perfect engine's wins against the bare engine, docs/nnue.md), four times the search keeps
-/// about a third of those placements, and the moving phase keeps 1999 of 2000 values at 100 ms.
+/// the game: without tables the engine gives its values away there (6 of the 7 games the
+/// perfect engine won from it, docs/nnue.md), four times the search keeps about a third of
+/// the placements it loses at 100 ms, and the moving phase keeps 1999 of 2000 values at
+/// 100 ms (docs/nnue.md, "Time on the clock").
 const PLACING_WEIGHT: u32 = 3;
 
 /// The budget for the side `us`, with `in_hand` pieces still to place, or `None` when the
