@@ -61,15 +61,12 @@ pub fn budget(clock: &Clock, us: Color, in_hand: u32, overhead: Duration) -> Opt
     // The clock is shared out in units: a moving-phase move takes one, a placement
     // PLACING_WEIGHT. Before a time control, the placements left count among its moves;
     // without one, the moving phase's planned moves come after them.
-    let placements = if clock.movestogo.is_some() {
-        in_hand.min(mtg)
-    } else {
-        in_hand
-    };
-    let units = if clock.movestogo.is_some() {
-        PLACING_WEIGHT * placements + (mtg - placements)
-    } else {
-        PLACING_WEIGHT * placements + mtg
+    let units = match clock.movestogo {
+        Some(_) => {
+            let placements = in_hand.min(mtg);
+            PLACING_WEIGHT * placements + (mtg - placements)
+        }
+        None => PLACING_WEIGHT * in_hand + mtg,
     };
     let share = if in_hand > 0 { PLACING_WEIGHT } else { 1 };
     let base = usable.mul_f64(share as f64 / units as f64) + inc.mul_f64(0.75);

@@ -341,9 +341,9 @@ pub struct Searcher<'a> {
     /// The board's symmetries: placing positions are filed in the transposition table by
     /// their symmetry class.
     sym: &'static Symmetries,
-    /// How often the best move changed between iterations lately (each change counts one,
-    /// halved every iteration), and the last iteration's best move and score: a clock move's
-    /// time follows them ([`timeman::iteration_share`]).
+    /// The main thread's: how often the best move changed between iterations lately (each
+    /// change counts one, halved every iteration), and the last iteration's best move and
+    /// score: a clock move's time follows them ([`timeman::iteration_share`]).
     instability: f64,
     last_best: Option<(Move, i32)>,
 }
@@ -1088,13 +1088,11 @@ impl<'a> Searcher<'a> {
                 break;
             }
             completed = depth;
-            let (best, score) = (self.root_moves[0].mv, self.root_moves[0].score);
-            let changed = self.last_best.is_some_and(|(mv, _)| mv != best);
-            self.instability = self.instability / 2.0 + changed as u8 as f64;
-            let fall = self.last_best.map_or(0, |(_, s)| s - score);
-            self.last_best = Some((best, score));
-            if self.is_main() && self.done_after_iteration(limits, depth, fall) {
-                break;
+            if self.is_main() {
+                let fall = self.note_best();
+                if self.done_after_iteration(limits, depth, fall) {
+                    break;
+                }
             }
             depth += 1;
         }
@@ -1114,6 +1112,17 @@ impl<'a> Searcher<'a> {
             nodes: self.sh.nodes.load(Ordering::Relaxed),
             pv: best.pv.clone(),
         }
+    }
+
+    /// Records a finished iteration's best move and score for the clock's time use, and
+    /// returns how far the score fell from the iteration before.
+    fn note_best(&mut self) -> i32 {
+        let (best, score) = (self.root_moves[0].mv, self.root_moves[0].score);
+        let changed = self.last_best.is_some_and(|(mv, _)| mv != best);
+        self.instability = self.instability / 2.0 + changed as u8 as f64;
+        let fall = self.last_best.map_or(0, |(_, s)| s - score);
+        self.last_best = Some((best, score));
+        fall
     }
 
     /// Whether the main thread should start no new iteration after finishing `depth`. While
