@@ -9,11 +9,11 @@ use millstone::{Color, Position, Rules, Variant};
 use rand::{Rng, SeedableRng};
 
 /// Consecutive positions of random games: each position and the next.
-fn walk(variant: Variant, n: usize) -> Vec<(Position, Position)> {
+fn walk(rules: Rules, n: usize) -> Vec<(Position, Position)> {
     let mut rng = rand::rngs::StdRng::seed_from_u64(1);
     let mut out = Vec::with_capacity(n);
     while out.len() < n {
-        let mut pos = Position::new(Rules::new(variant, true));
+        let mut pos = Position::new(rules);
         for _ in 0..60 {
             if pos.outcome().is_some() || out.len() == n {
                 break;
@@ -30,9 +30,14 @@ fn walk(variant: Variant, n: usize) -> Vec<(Position, Position)> {
 
 fn nnue(c: &mut Criterion) {
     let mut group = c.benchmark_group("nnue");
-    for (name, variant) in [("nine", Variant::Nine), ("twelve", Variant::Twelve)] {
-        let net = builtin(variant).expect("a built-in network");
-        let walk = walk(variant, 4096);
+    for (name, variant, flying) in [
+        ("nine", Variant::Nine, true),
+        ("twelve", Variant::Twelve, false),
+        ("twelve-flying", Variant::Twelve, true),
+    ] {
+        let rules = Rules::new(variant, flying);
+        let net = builtin(rules).expect("a built-in network");
+        let walk = walk(rules, 4096);
         let accs: Vec<Accumulator> = walk
             .iter()
             .map(|(_, p)| Accumulator::new(&net, p))

@@ -175,10 +175,10 @@ impl Engine {
         self.eval_file = net.map(Arc::new);
     }
 
-    /// The network a search of `variant` evaluates with: `None` when the hand-tuned evaluation
-    /// is chosen or no network exists for the variant.
-    pub fn network(&self, variant: crate::types::Variant) -> Option<Arc<Network>> {
-        network_for(self.use_nnue, self.eval_file.as_ref(), variant)
+    /// The network a search under `rules` evaluates with: `None` when the hand-tuned
+    /// evaluation is chosen or no network exists for the rules.
+    pub fn network(&self, rules: Rules) -> Option<Arc<Network>> {
+        network_for(self.use_nnue, self.eval_file.as_ref(), rules)
     }
 
     /// Plays at this strength from the next search on.
@@ -265,10 +265,10 @@ impl Engine {
         Ok(n)
     }
 
-    /// Loads now what the first search of `variant` would otherwise load on its clock (the
+    /// Loads now what the first search under `rules` would otherwise load on its clock (the
     /// built-in network, read from the binary: a disk read when the page cache is cold).
-    pub fn warm_up(&self, variant: crate::types::Variant) {
-        let _ = network_for(self.use_nnue, self.eval_file.as_ref(), variant);
+    pub fn warm_up(&self, rules: Rules) {
+        let _ = network_for(self.use_nnue, self.eval_file.as_ref(), rules);
     }
 
     /// Calls `f` with a line saying what was done when a check of big table files, which
@@ -468,17 +468,15 @@ impl Engine {
     }
 }
 
-fn network_for(
-    use_nnue: bool,
-    file: Option<&Arc<Network>>,
-    variant: crate::types::Variant,
-) -> Option<Arc<Network>> {
+/// An `EvalFile` network serves both rule sets of its variant (a file does not say which it
+/// was trained on); the built-in ones follow the rules.
+fn network_for(use_nnue: bool, file: Option<&Arc<Network>>, rules: Rules) -> Option<Arc<Network>> {
     if !use_nnue {
         return None;
     }
-    file.filter(|n| n.variant == variant)
+    file.filter(|n| n.variant == rules.variant)
         .cloned()
-        .or_else(|| nnue::builtin(variant))
+        .or_else(|| nnue::builtin(rules))
 }
 
 /// What one search shares with the engine that started it.
@@ -705,7 +703,7 @@ fn run(
     let net = network_for(
         ctx.use_nnue && skill.is_full(),
         ctx.eval_file.as_ref(),
-        pos.variant(),
+        pos.rules(),
     );
     // The weaker levels play the placing phase by their search alone; the moving phase's
     // tables are every level's (their search probes them anyway).

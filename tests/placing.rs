@@ -495,7 +495,7 @@ fn expected_and_sector_choices_keep_the_value_and_follow_their_ranking() {
     let rules = Rules::default();
     let dir = tables(rules, "expected");
     let tb = Tablebase::open(&dir).unwrap();
-    let net = millstone::nnue::builtin(rules.variant);
+    let net = millstone::nnue::builtin(rules);
     let sectors = choice_sectors(rules);
     let never = AtomicBool::new(false);
     let mut chose = [0u32; 2];
@@ -626,7 +626,7 @@ fn a_drawn_roots_search_looks_past_the_tables_draws() {
     let dir = tables(rules, "draws");
     let tb = Tablebase::open(&dir).unwrap();
     let snapshot = tb.snapshot(rules);
-    let net = millstone::nnue::builtin(rules.variant).unwrap();
+    let net = millstone::nnue::builtin(rules).unwrap();
     let sectors = choice_sectors(rules);
     let (stop, never, origin) = (
         AtomicBool::new(false),

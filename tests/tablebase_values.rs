@@ -111,7 +111,7 @@ fn values_come_from_the_tables_and_say_why_when_they_cannot() {
     let plain = expected(&tb, placing_fen);
     assert_eq!(last, format!("values {} moves", plain.len()));
     let pos = Position::from_fen(placing_fen, Rules::default()).unwrap();
-    let net = millstone::nnue::builtin(millstone::Variant::Nine);
+    let net = millstone::nnue::builtin(millstone::Rules::default());
     let judge = millstone::fallible::Judge::new(
         &tb,
         net.as_deref(),

@@ -861,7 +861,7 @@ const TRAP_EXPECTED: f64 = 0.55;
 fn expected_scores(tb: &Tablebase, pos: &Position) -> Option<Vec<(String, Wdl, Option<f64>)>> {
     use millstone::fallible::{Judge, OpponentModel};
     let root = tb.probe_root(pos)?;
-    let net = millstone::nnue::builtin(pos.variant());
+    let net = millstone::nnue::builtin(pos.rules());
     let model = OpponentModel::default();
     let judge = Judge::new(tb, net.as_deref(), model);
     let never = std::sync::atomic::AtomicBool::new(false);

@@ -25,9 +25,12 @@ use std::path::Path;
 
 /// The built-in network of nine (made by `mill-train`; see docs/nnue.md).
 pub static NINE: &[u8] = include_bytes!("../../nets/nine.nnue");
-/// The built-in network of twelve, trained on the tables of twelve without flying; its flying
-/// row is zero (settled: the feature was never on), so it reads twelve with flying as without.
+/// The built-in network of twelve without flying, trained on those tables; its flying row is
+/// zero (settled: the feature was never on).
 pub static TWELVE: &[u8] = include_bytes!("../../nets/twelve.nnue");
+/// The built-in network of twelve with flying, trained on those tables; its flying row is
+/// folded into the biases (settled: the feature was always on).
+pub static TWELVE_FLYING: &[u8] = include_bytes!("../../nets/twelve-flying.nnue");
 
 const MAGIC: &[u8; 8] = b"MILLNNUE";
 /// The newest format: version 2 adds the number of dense-layer sets; version 3 stores the first
@@ -416,6 +419,7 @@ mod tests {
     fn builtin_files_are_at_most_two_megabytes() {
         assert!(NINE.len() <= 2_000_000, "{}", NINE.len());
         assert!(TWELVE.len() <= 2_000_000, "{}", TWELVE.len());
+        assert!(TWELVE_FLYING.len() <= 2_000_000, "{}", TWELVE_FLYING.len());
     }
 
     /// Copying a one-set network into every bucket changes no evaluation; nine's built-in

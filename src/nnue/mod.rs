@@ -17,7 +17,7 @@ pub mod file;
 pub mod float;
 
 use crate::position::Position;
-use crate::types::{Color, Variant};
+use crate::types::{Color, Rules, Variant};
 use features::List;
 use std::sync::{Arc, OnceLock};
 
@@ -609,17 +609,21 @@ pub fn score_and_certainty(l: [f32; OUTPUTS]) -> (i32, u16) {
     ((s.round() as i32).clamp(-MAX_SCORE, MAX_SCORE), sure)
 }
 
-/// The network built into the binary for a variant, flying being one of its inputs. Twelve's
-/// was trained without flying only (its tables with flying were not at hand); its flying row
-/// is zero, so it reads a position with flying as one without, which measured better in games
-/// than the hand-tuned evaluation (docs/nnue.md).
-pub fn builtin(variant: Variant) -> Option<Arc<Network>> {
+/// The network built into the binary for a rule set. Nine has one for both rules, flying
+/// being one of its inputs. Twelve has two: each was trained on the tables of its own rules,
+/// and twelve's drawn positions and endings differ with flying (docs/nnue.md, "Twelve with
+/// flying: a network of its own"). Each network's flying row is settled: the feature was
+/// always on or always off in its training, so it reads only the rest of the position.
+pub fn builtin(rules: Rules) -> Option<Arc<Network>> {
     static NINE: OnceLock<Option<Arc<Network>>> = OnceLock::new();
     static TWELVE: OnceLock<Option<Arc<Network>>> = OnceLock::new();
-    let (cell, bytes, name) = match variant {
-        Variant::Nine => (&NINE, file::NINE, "nine"),
-        Variant::Twelve => (&TWELVE, file::TWELVE, "twelve"),
+    static TWELVE_FLYING: OnceLock<Option<Arc<Network>>> = OnceLock::new();
+    let (cell, bytes, name) = match (rules.variant, rules.flying) {
+        (Variant::Nine, _) => (&NINE, file::NINE, "nine"),
+        (Variant::Twelve, false) => (&TWELVE, file::TWELVE, "twelve"),
+        (Variant::Twelve, true) => (&TWELVE_FLYING, file::TWELVE_FLYING, "twelve with flying"),
     };
+    let variant = rules.variant;
     cell.get_or_init(|| match file::parse(bytes) {
         Ok(n) if n.variant == variant => Some(Arc::new(n)),
         Ok(n) => {
@@ -641,7 +645,6 @@ pub fn builtin(variant: Variant) -> Option<Arc<Network>> {
 mod tests {
     use super::float::FloatNet;
     use super::*;
-    use crate::types::Rules;
     use rand::{Rng, SeedableRng};
 
     fn random_net(seed: u64, variant: Variant, hidden: usize) -> Network {
@@ -651,8 +654,9 @@ mod tests {
     }
 
     /// Incremental updates along random games (both variants, flying on and off, both widths)
-    /// equal a fresh accumulator at every position; for twelve also with its built-in network,
-    /// of the first shape, whose updates leave the neighbourhoods out.
+    /// equal a fresh accumulator at every position; for twelve also with its built-in
+    /// networks: without flying of the first shape, whose updates leave the neighbourhoods
+    /// out, and with flying with them (its fine-tune from the first gave them weights).
     #[test]
     fn incremental_accumulator_equals_fresh() {
         let mut rng = rand::rngs::StdRng::seed_from_u64(11);
@@ -661,7 +665,8 @@ mod tests {
             random_net(3, Variant::Nine, MAX_HIDDEN),
             random_net(3, Variant::Twelve, HIDDEN),
             random_net(3, Variant::Twelve, MAX_HIDDEN),
-            Network::clone(&builtin(Variant::Twelve).unwrap()),
+            Network::clone(&builtin(Rules::new(Variant::Twelve, false)).unwrap()),
+            Network::clone(&builtin(Rules::new(Variant::Twelve, true)).unwrap()),
         ];
         for net in nets {
             let variant = net.variant;
@@ -737,8 +742,8 @@ mod tests {
     #[test]
     fn layers_by_pairs_equal_layers_by_rows() {
         let mut rng = rand::rngs::StdRng::seed_from_u64(5);
-        let mut nets: Vec<Network> = [Variant::Nine, Variant::Twelve]
-            .map(|v| Network::clone(&builtin(v).unwrap()))
+        let mut nets: Vec<Network> = BUILTIN_RULES
+            .map(|r| Network::clone(&builtin(r).unwrap()))
             .into();
         nets.push(random_net(6, Variant::Nine, HIDDEN));
         nets.push(random_net(7, Variant::Nine, MAX_HIDDEN));
@@ -799,36 +804,49 @@ mod tests {
         }
     }
 
-    /// Each variant gets its own built-in network; twelve's, trained without
-    /// flying, evaluates a position with flying as the same position without (its flying row
-    /// is zero, settled by `mill-train`).
+    /// The rule sets with a built-in network of their own.
+    const BUILTIN_RULES: [Rules; 3] = [
+        Rules::new(Variant::Nine, true),
+        Rules::new(Variant::Twelve, false),
+        Rules::new(Variant::Twelve, true),
+    ];
+
+    /// Each rule set gets a network of its variant: nine one for both rules, twelve one of
+    /// its own for each. Every one reads a position with flying as the same position without
+    /// (each was trained on one setting of the feature, and its row is settled by
+    /// `mill-train`), so the choice of network is all that the rule changes in the evaluation.
     #[test]
     fn builtin_networks_follow_the_rules() {
-        for variant in [Variant::Nine, Variant::Twelve] {
-            let net = builtin(variant).expect("every variant has a net");
-            assert_eq!(net.variant, variant);
+        for rules in BUILTIN_RULES {
+            let net = builtin(rules).expect("every rule set has a net");
+            assert_eq!(net.variant, rules.variant);
         }
-        let net = builtin(Variant::Twelve).unwrap();
+        let nine = [true, false].map(|f| builtin(Rules::new(Variant::Nine, f)).unwrap());
+        assert_eq!(nine[0].checksum, nine[1].checksum);
+        let twelve = [false, true].map(|f| builtin(Rules::new(Variant::Twelve, f)).unwrap());
+        assert_ne!(twelve[0].checksum, twelve[1].checksum);
         let mut rng = rand::rngs::StdRng::seed_from_u64(12);
-        for _ in 0..20 {
-            let mut with = Position::new(Rules::new(Variant::Twelve, true));
-            let mut without = Position::new(Rules::new(Variant::Twelve, false));
-            for _ in 0..rng.gen_range(0..60) {
-                let moves = without.legal_moves();
-                if without.outcome().is_some() || moves.is_empty() {
-                    break;
+        for net in twelve {
+            for _ in 0..20 {
+                let mut with = Position::new(Rules::new(Variant::Twelve, true));
+                let mut without = Position::new(Rules::new(Variant::Twelve, false));
+                for _ in 0..rng.gen_range(0..60) {
+                    let moves = without.legal_moves();
+                    if without.outcome().is_some() || moves.is_empty() {
+                        break;
+                    }
+                    let m = moves[rng.gen_range(0..moves.len())];
+                    if !with.legal_moves().contains(m) {
+                        break;
+                    }
+                    with.make(m);
+                    without.make(m);
                 }
-                let m = moves[rng.gen_range(0..moves.len())];
-                if !with.legal_moves().contains(m) {
-                    break;
-                }
-                with.make(m);
-                without.make(m);
+                assert_eq!(
+                    net.evaluate_position(&with),
+                    net.evaluate_position(&without)
+                );
             }
-            assert_eq!(
-                net.evaluate_position(&with),
-                net.evaluate_position(&without)
-            );
         }
     }
 }

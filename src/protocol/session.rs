@@ -262,7 +262,7 @@ impl Session {
             }
             Command::IsReady => {
                 // The first `go` of a process must not pay for loading the network.
-                self.engine.warm_up(self.rules.variant);
+                self.engine.warm_up(self.rules);
                 self.out.line(&format::readyok())
             }
             Command::Debug(_) => {}
@@ -293,7 +293,7 @@ impl Session {
             Command::Display => self.out.lines(&format::display(&self.game)),
             Command::Eval => {
                 let pos = self.game.position();
-                let net = self.engine.network(pos.variant());
+                let net = self.engine.network(pos.rules());
                 self.out.lines(&format::eval(pos, net.as_deref()))
             }
             Command::Values { expected } => self.values(expected),
@@ -621,7 +621,7 @@ impl Session {
         } else if let Some(tb) = self.engine.tablebase() {
             match tb.probe_root(pos) {
                 Some(root) if expected => {
-                    let net = self.engine.network(pos.variant());
+                    let net = self.engine.network(pos.rules());
                     let judge = Judge::new(tb, net.as_deref(), self.engine.opponent_model());
                     let depth = self.engine.opponent_model().depth;
                     let never = AtomicBool::new(false);

@@ -1204,8 +1204,14 @@ mod tests {
     #[test]
     fn lazy_accumulator_and_cache_equal_fresh_evaluation() {
         let mut rng = rand::rngs::StdRng::seed_from_u64(11);
-        for variant in [Variant::Nine, Variant::Twelve] {
-            let net = crate::nnue::builtin(variant).expect("a built-in network");
+        // Each built-in network, under both rules of its variant.
+        for rules in [
+            Rules::new(Variant::Nine, true),
+            Rules::new(Variant::Twelve, false),
+            Rules::new(Variant::Twelve, true),
+        ] {
+            let variant = rules.variant;
+            let net = crate::nnue::builtin(rules).expect("a built-in network");
             let tt = TranspositionTable::new(1);
             let (stop, never, origin) = (
                 AtomicBool::new(false),

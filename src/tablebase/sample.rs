@@ -273,7 +273,7 @@ pub struct SampleOptions {
 /// hand-tuned evaluation where there is none); [`sample_with`] takes another.
 pub fn sample(tb: &Tablebase, n: usize, opts: &SampleOptions) -> Result<Vec<Sample>, String> {
     let net = (opts.distribution == Distribution::Search)
-        .then(|| crate::nnue::builtin(opts.rules.variant))
+        .then(|| crate::nnue::builtin(opts.rules))
         .flatten();
     sample_with(tb, n, opts, net.as_deref())
 }

@@ -190,7 +190,7 @@ fn samples_agree_with_probe_and_train_a_network() {
         distances: false,
         phase: sample::Phase::Any,
     };
-    let net = millstone::nnue::builtin(millstone::Variant::Nine);
+    let net = millstone::nnue::builtin(millstone::Rules::default());
     let first = sample::search_samples(&tb, &opts, &root, net.as_deref(), 5);
     assert!(first.len() >= 50, "{} samples", first.len());
     assert_eq!(

@@ -37,7 +37,7 @@ pub fn sample(
             millstone::nnue::file::load(f)
                 .map_err(|e| format!("--eval-file {}: {e}", f.display()))?,
         )),
-        (None, Distribution::Search) => millstone::nnue::builtin(opts.rules.variant),
+        (None, Distribution::Search) => millstone::nnue::builtin(opts.rules),
         (None, _) => None,
     };
     if opts.distribution.plays_games() && !tb.covers_placing_phase(opts.rules) {
