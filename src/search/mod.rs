@@ -1204,7 +1204,7 @@ mod tests {
     #[test]
     fn lazy_accumulator_and_cache_equal_fresh_evaluation() {
         let mut rng = rand::rngs::StdRng::seed_from_u64(11);
-        // Each built-in network, under both rules of its variant.
+        // Each built-in network once (nine has one network for both of its rule sets).
         for rules in [
             Rules::new(Variant::Nine, true),
             Rules::new(Variant::Twelve, false),
